@@ -1,0 +1,153 @@
+/*
+ * dispatch.c - picks the kernel table.  On first use (once, thread-safe
+ * through pthread_once) it asks the CPU detector which variants run
+ * natively, takes the widest, then applies RP_ISA if set.  rp_set_isa()
+ * swaps the table atomically later.  Built at the baseline ISA: nothing
+ * here may execute an instruction the CPU has not been asked about.
+ */
+#if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__) || defined(__SSE4_1__)
+#error "dispatch must be built at the baseline ISA: a wide ISA flag reached it"
+#endif
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Compiled-in tables, indexed by rp_isa (NULL where not built). */
+static const rp_kernels *const tables[RP_ISA_COUNT] = {
+    &rp_kernels_scalar,
+#ifdef RP_HAVE_SSE41
+    &rp_kernels_sse41,
+#else
+    NULL,
+#endif
+#ifdef RP_HAVE_AVX2
+    &rp_kernels_avx2,
+#else
+    NULL,
+#endif
+#ifdef RP_HAVE_AVX512
+    &rp_kernels_avx512,
+#else
+    NULL,
+#endif
+#ifdef RP_HAVE_NEON
+    &rp_kernels_neon,
+#else
+    NULL,
+#endif
+};
+
+/* Variants that are compiled for another architecture than the host run
+ * through SIMDe's portable emulation: x86 variants on aarch64, NEON on x86.
+ * Native x86 variants are built with their -m flags and run only where the
+ * CPU has them. */
+#if defined(__x86_64__) || defined(__i386__)
+#define EMULATED_ISAS (1u << RP_ISA_NEON)
+#elif defined(__aarch64__)
+#define EMULATED_ISAS ((1u << RP_ISA_SSE41) | (1u << RP_ISA_AVX2) | (1u << RP_ISA_AVX512))
+#else
+#define EMULATED_ISAS ((1u << RP_ISA_SSE41) | (1u << RP_ISA_AVX2) | (1u << RP_ISA_AVX512) | (1u << RP_ISA_NEON))
+#endif
+
+static const char *const names[RP_ISA_COUNT] = {"scalar", "sse41", "avx2", "avx512", "neon"};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static unsigned native_isas;   /* written once under `once` */
+static rp_isa auto_isa;        /* written once under `once` */
+static _Atomic(const rp_kernels *) active;
+
+unsigned rp_isa_compiled(void) {
+    unsigned m = 0;
+    for (int i = 0; i < RP_ISA_COUNT; i++)
+        if (tables[i])
+            m |= 1u << i;
+    return m;
+}
+
+static void init_once(void) {
+    native_isas = rp_cpu_native_isas() & rp_isa_compiled();
+    auto_isa = RP_ISA_SCALAR;
+    /* widest native variant: avx512 > avx2 > sse41, or neon */
+    static const rp_isa order[] = {RP_ISA_AVX512, RP_ISA_AVX2, RP_ISA_SSE41, RP_ISA_NEON};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (native_isas & (1u << order[i])) {
+            auto_isa = order[i];
+            break;
+        }
+    rp_isa want = auto_isa;
+    const char *env = getenv("RP_ISA");
+    if (env && *env) {
+        rp_isa forced;
+        if (rp_isa_from_name(env, &forced) != RP_OK)
+            fprintf(stderr, "raypack: RP_ISA=%s is not a variant (scalar, sse41, avx2, avx512, neon, auto); using %s\n",
+                    env, names[auto_isa]);
+        else if (forced != RP_ISA_AUTO && !(rp_isa_runnable() & (1u << forced)))
+            fprintf(stderr, "raypack: RP_ISA=%s cannot run on this CPU or is not compiled in; using %s\n",
+                    env, names[auto_isa]);
+        else if (forced != RP_ISA_AUTO)
+            want = forced;
+    }
+    atomic_store(&active, tables[want]);
+}
+
+static void ensure_init(void) { pthread_once(&once, init_once); }
+
+unsigned rp_isa_native(void) {
+    ensure_init();
+    return native_isas;
+}
+
+unsigned rp_isa_runnable(void) {
+    /* no ensure_init here: init_once calls it */
+    unsigned native = rp_cpu_native_isas() & rp_isa_compiled();
+    return native | (rp_isa_compiled() & EMULATED_ISAS);
+}
+
+const rp_kernels *rp_kernels_active(void) {
+    ensure_init();
+    return atomic_load_explicit(&active, memory_order_acquire);
+}
+
+rp_isa rp_active_isa(void) { return rp_kernels_active()->isa; }
+
+rp_status rp_set_isa(rp_isa isa) {
+    ensure_init();
+    if (isa == RP_ISA_AUTO) {
+        atomic_store(&active, tables[auto_isa]);
+        return RP_OK;
+    }
+    if ((int)isa < 0 || isa >= RP_ISA_COUNT)
+        return RP_ERR_ISA_UNKNOWN;
+    if (!(rp_isa_runnable() & (1u << isa)))
+        return RP_ERR_ISA_UNAVAILABLE;
+    atomic_store(&active, tables[isa]);
+    return RP_OK;
+}
+
+const char *rp_isa_name(rp_isa isa) {
+    if (isa == RP_ISA_AUTO)
+        return "auto";
+    if ((int)isa < 0 || isa >= RP_ISA_COUNT)
+        return NULL;
+    return names[isa];
+}
+
+rp_status rp_isa_from_name(const char *name, rp_isa *isa) {
+    if (!name || !isa)
+        return RP_ERR_NULL;
+    if (!strcmp(name, "auto")) {
+        *isa = RP_ISA_AUTO;
+        return RP_OK;
+    }
+    for (int i = 0; i < RP_ISA_COUNT; i++)
+        if (!strcmp(name, names[i])) {
+            *isa = (rp_isa)i;
+            return RP_OK;
+        }
+    return RP_ERR_ISA_UNKNOWN;
+}

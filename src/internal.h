@@ -1,0 +1,66 @@
+/*
+ * internal.h - what the pieces of raypack share and users never see: the
+ * table of kernel entry points that every variant (scalar, sse41, avx2,
+ * avx512, neon) fills, and the per-variant init functions the dispatcher
+ * calls.  Kernels behind this table receive arguments that src/api.c has
+ * already checked (non-NULL, prepared, no overlaps), so they never fail.
+ */
+#ifndef RP_INTERNAL_H
+#define RP_INTERNAL_H
+
+#include "raypack.h"
+
+#if defined(__GNUC__)
+#define RP_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define RP_HIDDEN
+#endif
+
+#define RP_PREPARED_MAGIC 0x52505250u /* "RPRP" */
+
+/* One signature per kernel, declared once; every variant implements it. */
+typedef void rp_intersect_aabb_fn(const rp_rays *rays, const uint8_t *active,
+                                  const rp_aabb *box, uint8_t *hit,
+                                  float *tnear, float *tfar);
+typedef void rp_closest_aabb_fn(rp_rays *rays, const uint8_t *active,
+                                const rp_aabb *boxes, size_t count,
+                                uint32_t index_base, rp_hits *hits);
+typedef void rp_closest_triangle_fn(rp_rays *rays, const uint8_t *active,
+                                    const rp_triangle *tris, size_t count,
+                                    uint32_t index_base, unsigned flags,
+                                    rp_hits *hits);
+typedef void rp_occluded_triangle_fn(const rp_rays *rays, const uint8_t *active,
+                                     const rp_triangle *tris, size_t count,
+                                     unsigned flags, uint8_t *occluded);
+typedef void rp_closest_sphere_fn(rp_rays *rays, const uint8_t *active,
+                                  const rp_sphere *spheres, size_t count,
+                                  uint32_t index_base, rp_hits *hits);
+typedef void rp_closest_plane_fn(rp_rays *rays, const uint8_t *active,
+                                 const rp_plane *planes, size_t count,
+                                 uint32_t index_base, rp_hits *hits);
+
+typedef struct rp_kernels {
+    rp_isa isa;
+    rp_intersect_aabb_fn *intersect_aabb;
+    rp_closest_aabb_fn *closest_aabb;
+    rp_closest_triangle_fn *closest_triangle;
+    rp_occluded_triangle_fn *occluded_triangle;
+    rp_closest_sphere_fn *closest_sphere;
+    rp_closest_plane_fn *closest_plane;
+} rp_kernels;
+
+/* Each variant's table; a variant not compiled in is absent (see
+ * RP_HAVE_* from meson).  The scalar table is always there. */
+RP_HIDDEN extern const rp_kernels rp_kernels_scalar;
+RP_HIDDEN extern const rp_kernels rp_kernels_sse41;
+RP_HIDDEN extern const rp_kernels rp_kernels_avx2;
+RP_HIDDEN extern const rp_kernels rp_kernels_avx512;
+RP_HIDDEN extern const rp_kernels rp_kernels_neon;
+
+/* The table in use (detects the CPU and reads RP_ISA on first call). */
+RP_HIDDEN const rp_kernels *rp_kernels_active(void);
+
+/* CPU features, as a mask of (1u << rp_isa) that run natively. */
+RP_HIDDEN unsigned rp_cpu_native_isas(void);
+
+#endif

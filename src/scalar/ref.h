@@ -1,0 +1,238 @@
+/*
+ * ref.h - the scalar reference: one ray against one primitive, written as
+ * the specification that every SIMD variant reproduces bit for bit.
+ *
+ * Rules that make bit-exactness possible:
+ * - one IEEE operation per statement where order matters; the project is
+ *   built with -ffp-contract=off, so no multiply-add is ever fused;
+ * - every dot product is (a.x*b.x + a.y*b.y) + a.z*b.z, in that order;
+ *   every cross product component is a*b - c*d with both products rounded;
+ * - min and max are rp_minf(a, b) = a < b ? a : b and rp_maxf(a, b) =
+ *   a > b ? a : b.  Both return b when either operand is NaN and b when
+ *   a and b are zeros of either sign; this is exactly SSE minps/maxps with
+ *   (a, b) as operands.  The slab test relies on it: the running interval is
+ *   always the second operand, so a NaN slab distance (0 * inf, an origin
+ *   lying exactly on the plane of an axis the ray is parallel to) leaves the
+ *   interval unchanged, i.e. the boundary counts as inside;
+ * - divisions are true IEEE divisions (never an approximate reciprocal).
+ * The semantics of every edge case are in docs/SEMANTICS.md.
+ */
+#ifndef RP_SCALAR_REF_H
+#define RP_SCALAR_REF_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "raypack.h"
+
+static inline float rp_minf(float a, float b) { return a < b ? a : b; }
+static inline float rp_maxf(float a, float b) { return a > b ? a : b; }
+
+static inline uint32_t rp_f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float rp_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+/* a with its sign bit flipped when s has its sign bit set (exact) */
+static inline float rp_xorsign(float a, float s) {
+    return rp_u2f(rp_f2u(a) ^ (rp_f2u(s) & 0x80000000u));
+}
+
+/* One ray, as the kernels see it after rp_rays_prepare(). */
+typedef struct rp_ray1 {
+    float ox, oy, oz, dx, dy, dz, rdx, rdy, rdz, tmin, tmax;
+} rp_ray1;
+
+/* rp_rays_prepare() for one ray: 1/d, or NaN in all three reciprocals if an
+ * origin or direction component is NaN or infinite.  A NaN rdx is how every
+ * kernel recognises an invalid ray (valid <=> rdx == rdx). */
+static inline void rp_ref_prepare(float ox, float oy, float oz, float dx,
+                                  float dy, float dz, float *rdx, float *rdy,
+                                  float *rdz) {
+    if (isfinite(ox) && isfinite(oy) && isfinite(oz) && isfinite(dx) &&
+        isfinite(dy) && isfinite(dz)) {
+        *rdx = 1.0f / dx;
+        *rdy = 1.0f / dy;
+        *rdz = 1.0f / dz;
+    } else {
+        *rdx = *rdy = *rdz = NAN;
+    }
+}
+
+/* A box is valid iff min <= max on every axis (false for NaN bounds).
+ * An invalid box is never hit. */
+static inline int rp_ref_box_valid(const rp_aabb *b) {
+    int vx = b->min.x <= b->max.x;
+    int vy = b->min.y <= b->max.y;
+    int vz = b->min.z <= b->max.z;
+    return vx & vy & vz;
+}
+
+/* The slab test (Kay-Kajiya with Williams et al.'s plane choice by the sign
+ * of the reciprocal, seed 002's "plane candidates"; Tavian Barnes' NaN
+ * handling).  Starts from the ray's [tn, tf] and clips it by each axis in
+ * the order x, y, z.  The near plane of an axis is max when rd < 0
+ * (d = -0.0 gives rd = -inf, so it counts as negative) and min otherwise;
+ * only the sign of rd matters, so variants may select by the sign bit.
+ * Returns 1 on a hit: tn <= tf on a valid ray and a valid box.  *tn, *tf
+ * receive the clipped interval in every case. */
+static inline int rp_ref_slab(const rp_ray1 *r, const rp_aabb *b, float *tn_out,
+                              float *tf_out) {
+    float tn = r->tmin;
+    float tf = r->tmax;
+    float bn, bf, t0, t1;
+
+    bn = r->rdx < 0.0f ? b->max.x : b->min.x;
+    bf = r->rdx < 0.0f ? b->min.x : b->max.x;
+    t0 = bn - r->ox;
+    t0 = t0 * r->rdx;
+    t1 = bf - r->ox;
+    t1 = t1 * r->rdx;
+    tn = rp_maxf(t0, tn);
+    tf = rp_minf(t1, tf);
+
+    bn = r->rdy < 0.0f ? b->max.y : b->min.y;
+    bf = r->rdy < 0.0f ? b->min.y : b->max.y;
+    t0 = bn - r->oy;
+    t0 = t0 * r->rdy;
+    t1 = bf - r->oy;
+    t1 = t1 * r->rdy;
+    tn = rp_maxf(t0, tn);
+    tf = rp_minf(t1, tf);
+
+    bn = r->rdz < 0.0f ? b->max.z : b->min.z;
+    bf = r->rdz < 0.0f ? b->min.z : b->max.z;
+    t0 = bn - r->oz;
+    t0 = t0 * r->rdz;
+    t1 = bf - r->oz;
+    t1 = t1 * r->rdz;
+    tn = rp_maxf(t0, tn);
+    tf = rp_minf(t1, tf);
+
+    *tn_out = tn;
+    *tf_out = tf;
+    return (tn <= tf) & (r->rdx == r->rdx) & rp_ref_box_valid(b);
+}
+
+/* Moller-Trumbore (seed 004), arranged so that hit or miss is decided
+ * before any division: with s the sign of det, u' = uu*s, v' = vv*s and
+ * |det|, the point is inside the closed triangle iff u' >= 0, v' >= 0 and
+ * u' + v' <= |det|.  Only then t = tt / det is divided and checked against
+ * [tmin, tmax].  Barycentrics u = uu / det and v = vv / det are divided only
+ * for the hit that is kept (rp_ref_tri_uv).  det == 0 (parallel ray or a
+ * triangle whose area is exactly 0 in this arithmetic) and NaN never hit;
+ * with RP_CULL_BACKFACE det must be > 0. */
+typedef struct rp_tri_eval {
+    float det, uu, vv, tt;
+    int candidate; /* inside the triangle, det usable, ray valid */
+} rp_tri_eval;
+
+static inline rp_tri_eval rp_ref_tri_eval(const rp_ray1 *r, const rp_triangle *tri,
+                                          unsigned flags) {
+    rp_tri_eval e;
+    float e1x = tri->v1.x - tri->v0.x;
+    float e1y = tri->v1.y - tri->v0.y;
+    float e1z = tri->v1.z - tri->v0.z;
+    float e2x = tri->v2.x - tri->v0.x;
+    float e2y = tri->v2.y - tri->v0.y;
+    float e2z = tri->v2.z - tri->v0.z;
+    float a, b;
+
+    /* p = cross(d, e2) */
+    a = r->dy * e2z; b = r->dz * e2y; float px = a - b;
+    a = r->dz * e2x; b = r->dx * e2z; float py = a - b;
+    a = r->dx * e2y; b = r->dy * e2x; float pz = a - b;
+    /* det = dot(e1, p) */
+    a = e1x * px; b = e1y * py; float det = a + b;
+    a = e1z * pz; det = det + a;
+    /* s = o - v0 */
+    float sx = r->ox - tri->v0.x;
+    float sy = r->oy - tri->v0.y;
+    float sz = r->oz - tri->v0.z;
+    /* uu = dot(s, p) */
+    a = sx * px; b = sy * py; float uu = a + b;
+    a = sz * pz; uu = uu + a;
+    /* q = cross(s, e1) */
+    a = sy * e1z; b = sz * e1y; float qx = a - b;
+    a = sz * e1x; b = sx * e1z; float qy = a - b;
+    a = sx * e1y; b = sy * e1x; float qz = a - b;
+    /* vv = dot(d, q), tt = dot(e2, q) */
+    a = r->dx * qx; b = r->dy * qy; float vv = a + b;
+    a = r->dz * qz; vv = vv + a;
+    a = e2x * qx; b = e2y * qy; float tt = a + b;
+    a = e2z * qz; tt = tt + a;
+
+    float us = rp_xorsign(uu, det);
+    float vs = rp_xorsign(vv, det);
+    float adet = rp_xorsign(det, det); /* |det| */
+    float uvs = us + vs;
+    int inside = (us >= 0.0f) & (vs >= 0.0f) & (uvs <= adet);
+    int usable = (flags & RP_CULL_BACKFACE) ? (det > 0.0f) : (det != 0.0f);
+
+    e.det = det;
+    e.uu = uu;
+    e.vv = vv;
+    e.tt = tt;
+    e.candidate = inside & usable & (r->rdx == r->rdx);
+    return e;
+}
+
+/* t of a candidate: the one division on the hit path. */
+static inline float rp_ref_tri_t(const rp_tri_eval *e) { return e->tt / e->det; }
+static inline void rp_ref_tri_uv(const rp_tri_eval *e, float *u, float *v) {
+    *u = e->uu / e->det;
+    *v = e->vv / e->det;
+}
+
+/* Ray/sphere (seed 004) with the half-b quadratic: b = dot(d, oc),
+ * c = dot(oc, oc) - r*r, disc = b*b - a*c.  t is the near root
+ * (-b - sqrt(disc)) / a, or the far root when the near one is below tmin
+ * (origin inside the sphere).  Candidate iff disc >= 0, radius >= 0 and
+ * the ray is valid; the caller then checks t against [tmin, tmax]. */
+static inline int rp_ref_sphere(const rp_ray1 *r, const rp_sphere *s, float *t_out) {
+    float ocx = r->ox - s->center.x;
+    float ocy = r->oy - s->center.y;
+    float ocz = r->oz - s->center.z;
+    float x, y;
+    x = r->dx * r->dx; y = r->dy * r->dy; float a = x + y;
+    x = r->dz * r->dz; a = a + x;
+    x = r->dx * ocx; y = r->dy * ocy; float b = x + y;
+    x = r->dz * ocz; b = b + x;
+    x = ocx * ocx; y = ocy * ocy; float c = x + y;
+    x = ocz * ocz; c = c + x;
+    float rr = s->radius * s->radius;
+    c = c - rr;
+    float bb = b * b;
+    float ac = a * c;
+    float disc = bb - ac;
+    int candidate = (disc >= 0.0f) & (s->radius >= 0.0f) & (r->rdx == r->rdx);
+    float sq = sqrtf(disc);
+    float nb = -b;
+    float t0 = nb - sq;
+    t0 = t0 / a;
+    float t1 = nb + sq;
+    t1 = t1 / a;
+    *t_out = t0 >= r->tmin ? t0 : t1;
+    return candidate;
+}
+
+/* Ray/plane (seed 004): t = (d_plane - dot(n, o)) / dot(n, d); candidate
+ * iff dot(n, d) != 0 (no epsilon: only an exactly parallel ray misses) and
+ * the ray is valid. */
+static inline int rp_ref_plane(const rp_ray1 *r, const rp_plane *p, float *t_out) {
+    float x, y;
+    x = p->n.x * r->dx; y = p->n.y * r->dy; float denom = x + y;
+    x = p->n.z * r->dz; denom = denom + x;
+    x = p->n.x * r->ox; y = p->n.y * r->oy; float no = x + y;
+    x = p->n.z * r->oz; no = no + x;
+    float num = p->d - no;
+    *t_out = num / denom;
+    return (denom != 0.0f) & (r->rdx == r->rdx);
+}
+
+/* The closest-hit acceptance rule shared by every closest kernel: t within
+ * [tmin, best] and, when the record already holds a hit, strictly nearer
+ * (so ties keep the lower index). */
+static inline int rp_ref_accept(float t, float tmin, float best, int has) {
+    return (t >= tmin) & (t <= best) & ((t < best) | !has);
+}
+
+#endif
