@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# scripts/test.sh - the whole test suite from nothing: installs what is
+# missing, then runs, each in its own build folder:
+#   1. native x86 build: unit tests, rp_check over every variant, fuzz corpus
+#      replay, threads, benchmark smoke run;
+#   2. the same tests under qemu-x86_64 -cpu Nehalem (SSE4.1, no AVX): the
+#      dispatcher must pick sse41 (RP_EXPECT_ISA makes tests/expect_isa check);
+#   3. the aarch64 cross build under qemu-aarch64 (NEON native there);
+#   4. the reliability scripts in .ci/ that exist (sanitizers, fuzzer,
+#      valgrind memcheck, ThreadSanitizer).
+# Exits non-zero at the first failure; ends with "N passed, N failed" over
+# the stages.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh || exit 1
+
+passed=0; failed=0; failures=()
+stage() {
+  local name="$1"; shift
+  echo "=== stage: $name"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1)); echo "=== ok: $name ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "=== FAILED: $name ($((SECONDS - t0)) s)"
+  fi
+}
+
+native() {
+  { [ -f build-test/build.ninja ] || meson setup build-test --buildtype=release; } &&
+  ninja -C build-test &&
+  meson test -C build-test --print-errorlogs --num-processes 2
+}
+
+nehalem() {
+  # same binaries, an old CPU: no AVX, so the dispatcher must choose sse41
+  RP_EXPECT_ISA=sse41 meson test -C build-test --no-rebuild --print-errorlogs \
+    --num-processes 2 --timeout-multiplier 10 \
+    --wrapper 'qemu-x86_64 -cpu Nehalem' --no-suite bench-smoke
+}
+
+aarch64() {
+  { [ -f build-arm/build.ninja ] ||
+    meson setup build-arm --cross-file cross/aarch64-linux-gnu.txt --buildtype=release; } &&
+  ninja -C build-arm &&
+  RP_EXPECT_ISA=neon meson test -C build-arm --print-errorlogs --num-processes 2 --timeout-multiplier 10
+}
+
+stage native native
+stage nehalem nehalem
+stage aarch64 aarch64
+for s in sanitize fuzz memcheck tsan; do
+  [ -f ".ci/$s.sh" ] && stage "$s" bash ".ci/$s.sh"
+done
+
+echo
+[ "$failed" -eq 0 ] || echo "failed stages: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
