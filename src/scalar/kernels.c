@@ -34,68 +34,77 @@ static void intersect_aabb(const rp_rays *rays, const uint8_t *active,
     }
 }
 
+/* The loop every closest-hit kernel shares: for each active ray, run
+ * TEST(&ray, &prims[j], &t) -> candidate over all primitives in index order,
+ * keep the record by rp_ref_accept, and write it once at the end (with the
+ * barycentrics UV computes for the kept primitive). */
+#define CLOSEST_LOOP(prims, count, base, TEST, UV)                           \
+    for (size_t i = 0; i < rays->n; i++) {                                   \
+        if (active && !active[i])                                            \
+            continue;                                                        \
+        rp_ray1 r = load_ray(rays, i);                                       \
+        int has = hits->prim[i] != RP_NO_HIT;                                \
+        size_t best_j = SIZE_MAX;                                            \
+        for (size_t j = 0; j < (count); j++) {                               \
+            float t;                                                         \
+            int c = TEST(&r, &(prims)[j], &t);                               \
+            if (c && rp_ref_accept(t, r.tmin, r.tmax, has)) {                \
+                r.tmax = t;                                                  \
+                has = 1;                                                     \
+                best_j = j;                                                  \
+            }                                                                \
+        }                                                                    \
+        if (best_j != SIZE_MAX) {                                            \
+            float u = 0.0f, v = 0.0f;                                        \
+            UV(&r, &(prims)[best_j], &u, &v);                                \
+            rays->tmax[i] = r.tmax;                                          \
+            hits->t[i] = r.tmax;                                             \
+            hits->u[i] = u;                                                  \
+            hits->v[i] = v;                                                  \
+            hits->prim[i] = (base) + (uint32_t)best_j;                       \
+        }                                                                    \
+    }
+
+#define NO_UV(r, p, u, v) ((void)0)
+
+/* Box as a closest-hit test: the slab clipped by the running best (tmax),
+ * t = the entry.  tn <= tf <= best already holds on a hit, so
+ * rp_ref_accept adds only the strictness rule. */
+static inline int box_test(const rp_ray1 *r, const rp_aabb *b, float *t) {
+    float tf;
+    return rp_ref_slab(r, b, t, &tf);
+}
+
 static void closest_aabb(rp_rays *rays, const uint8_t *active,
                          const rp_aabb *boxes, size_t count, uint32_t base,
                          rp_hits *hits) {
-    for (size_t i = 0; i < rays->n; i++) {
-        if (active && !active[i])
-            continue;
-        rp_ray1 r = load_ray(rays, i);
-        int has = hits->prim[i] != RP_NO_HIT;
-        size_t best_j = SIZE_MAX;
-        for (size_t j = 0; j < count; j++) {
-            float tn, tf;
-            /* r.tmax is the running best: the slab clips against it */
-            int h = rp_ref_slab(&r, &boxes[j], &tn, &tf);
-            if (h & ((tn < r.tmax) | !has)) {
-                r.tmax = tn;
-                has = 1;
-                best_j = j;
-            }
-        }
-        if (best_j != SIZE_MAX) {
-            rays->tmax[i] = r.tmax;
-            hits->t[i] = r.tmax;
-            hits->u[i] = 0.0f;
-            hits->v[i] = 0.0f;
-            hits->prim[i] = base + (uint32_t)best_j;
-        }
-    }
+    CLOSEST_LOOP(boxes, count, base, box_test, NO_UV)
 }
 
-/* Shared loop of the two triangle kernels. */
+/* Triangle as a closest-hit test: decide without dividing, then t. */
+static inline int tri_test(const rp_ray1 *r, const rp_triangle *tri,
+                           unsigned flags, float *t) {
+    rp_tri_eval e = rp_ref_tri_eval(r, tri, flags);
+    if (!e.candidate)
+        return 0;
+    *t = rp_ref_tri_t(&e);
+    return 1;
+}
+
 static void closest_triangle(rp_rays *rays, const uint8_t *active,
                              const rp_triangle *tris, size_t count,
                              uint32_t base, unsigned flags, rp_hits *hits) {
-    for (size_t i = 0; i < rays->n; i++) {
-        if (active && !active[i])
-            continue;
-        rp_ray1 r = load_ray(rays, i);
-        int has = hits->prim[i] != RP_NO_HIT;
-        size_t best_j = SIZE_MAX;
-        rp_tri_eval best;
-        for (size_t j = 0; j < count; j++) {
-            rp_tri_eval e = rp_ref_tri_eval(&r, &tris[j], flags);
-            if (!e.candidate)
-                continue;
-            float t = rp_ref_tri_t(&e);
-            if (rp_ref_accept(t, r.tmin, r.tmax, has)) {
-                r.tmax = t;
-                has = 1;
-                best_j = j;
-                best = e;
-            }
-        }
-        if (best_j != SIZE_MAX) {
-            float u, v;
-            rp_ref_tri_uv(&best, &u, &v);
-            rays->tmax[i] = r.tmax;
-            hits->t[i] = r.tmax;
-            hits->u[i] = u;
-            hits->v[i] = v;
-            hits->prim[i] = base + (uint32_t)best_j;
-        }
-    }
+    /* u, v are divided only for the kept triangle, re-evaluated with the
+     * same operations (so bit-identical to keeping them from the loop). */
+#define TRI_TEST(r, p, t) tri_test((r), (p), flags, (t))
+#define TRI_UV(r, p, u, v)                                                   \
+    do {                                                                     \
+        rp_tri_eval e = rp_ref_tri_eval((r), (p), flags);                    \
+        rp_ref_tri_uv(&e, (u), (v));                                         \
+    } while (0)
+    CLOSEST_LOOP(tris, count, base, TRI_TEST, TRI_UV)
+#undef TRI_TEST
+#undef TRI_UV
 }
 
 static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
@@ -121,57 +130,13 @@ static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
 static void closest_sphere(rp_rays *rays, const uint8_t *active,
                            const rp_sphere *spheres, size_t count,
                            uint32_t base, rp_hits *hits) {
-    for (size_t i = 0; i < rays->n; i++) {
-        if (active && !active[i])
-            continue;
-        rp_ray1 r = load_ray(rays, i);
-        int has = hits->prim[i] != RP_NO_HIT;
-        size_t best_j = SIZE_MAX;
-        for (size_t j = 0; j < count; j++) {
-            float t;
-            int c = rp_ref_sphere(&r, &spheres[j], &t);
-            if (c && rp_ref_accept(t, r.tmin, r.tmax, has)) {
-                r.tmax = t;
-                has = 1;
-                best_j = j;
-            }
-        }
-        if (best_j != SIZE_MAX) {
-            rays->tmax[i] = r.tmax;
-            hits->t[i] = r.tmax;
-            hits->u[i] = 0.0f;
-            hits->v[i] = 0.0f;
-            hits->prim[i] = base + (uint32_t)best_j;
-        }
-    }
+    CLOSEST_LOOP(spheres, count, base, rp_ref_sphere, NO_UV)
 }
 
 static void closest_plane(rp_rays *rays, const uint8_t *active,
                           const rp_plane *planes, size_t count, uint32_t base,
                           rp_hits *hits) {
-    for (size_t i = 0; i < rays->n; i++) {
-        if (active && !active[i])
-            continue;
-        rp_ray1 r = load_ray(rays, i);
-        int has = hits->prim[i] != RP_NO_HIT;
-        size_t best_j = SIZE_MAX;
-        for (size_t j = 0; j < count; j++) {
-            float t;
-            int c = rp_ref_plane(&r, &planes[j], &t);
-            if (c && rp_ref_accept(t, r.tmin, r.tmax, has)) {
-                r.tmax = t;
-                has = 1;
-                best_j = j;
-            }
-        }
-        if (best_j != SIZE_MAX) {
-            rays->tmax[i] = r.tmax;
-            hits->t[i] = r.tmax;
-            hits->u[i] = 0.0f;
-            hits->v[i] = 0.0f;
-            hits->prim[i] = base + (uint32_t)best_j;
-        }
-    }
+    CLOSEST_LOOP(planes, count, base, rp_ref_plane, NO_UV)
 }
 
 const rp_kernels rp_kernels_scalar = {
