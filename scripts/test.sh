@@ -6,7 +6,9 @@
 #   2. the same tests under qemu-x86_64 -cpu Nehalem (SSE4.1, no AVX): the
 #      dispatcher must pick sse41 (RP_EXPECT_ISA makes tests/expect_isa check);
 #   3. the aarch64 cross build under qemu-aarch64 (NEON native there);
-#   4. the reliability scripts in .ci/ that exist (sanitizers, fuzzer,
+#   4. a user's view: meson install + pkg-config, and raypack as a Meson
+#      subproject (tests/consumer/run.sh);
+#   5. the reliability scripts in .ci/ that exist (sanitizers, fuzzer,
 #      valgrind memcheck, ThreadSanitizer).
 # Exits non-zero at the first failure; ends with "N passed, N failed" over
 # the stages.
@@ -49,6 +51,7 @@ aarch64() {
 stage native native
 stage nehalem nehalem
 stage aarch64 aarch64
+stage consumer bash tests/consumer/run.sh
 for s in sanitize fuzz memcheck tsan; do
   [ -f ".ci/$s.sh" ] && stage "$s" bash ".ci/$s.sh"
 done
