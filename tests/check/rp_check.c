@@ -1,0 +1,1327 @@
+/*
+ * rp_check.c - raypack's differential checker, after dav1d's checkasm.  For
+ * every batch kernel and every variant that can run here (rp_isa_runnable():
+ * native or SIMDe-emulated) it builds the same inputs twice, runs them once
+ * through RP_ISA_SCALAR (the specification) and once through the variant
+ * (switched with rp_set_isa, nothing but the public API), and compares every
+ * output bit for bit (memcmp semantics: NaN equals NaN only with the same
+ * bits, -0.0 differs from +0.0).  Each array lives at a float offset 0..15
+ * inside a bigger buffer whose 64+ bytes before and 64 bytes after are
+ * filled with a pattern that must survive, and every input must come back
+ * unchanged.  Inputs are random rays and primitives mixed with adversarial
+ * ones: axis-parallel rays with +0/-0 components, origins exactly on box
+ * faces, edges and corners, rays aimed exactly through triangle edges and
+ * vertices (integer "grid" scenes, where such hits are exact), tangent
+ * spheres, NaN, infinities, denormals, 1e30, random bit patterns, n 0..100
+ * plus 1000 and 4099, 0..70 primitives plus 1000, duplicate and touching
+ * primitives, primitives fed in several chunks, active masks NULL / all /
+ * none / holes, hit records pre-filled (empty, garbage, or holding hits, to
+ * exercise the tie rule) and index_base up to RP_NO_HIT - count.  The
+ * closest-hit checks also compare rp_hits_normals_* run after the kernel.
+ *
+ * Usage:
+ *   rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]]
+ *            [--kernel=SUBSTR[,SUBSTR]] [--verbose]
+ *   rp_check --list          variants compiled in: native/emulated/unavailable
+ *   rp_check --digest        one 64-bit FNV-1a hash per variant of every output
+ *                            over a fixed corpus (same on x86 and ARM); exit 1
+ *                            if variants disagree, or differ from --expect=0xH
+ * It prints "rp_check: seed=N" first (rerun with --seed=N to reproduce; the
+ * inputs of case k of a kernel depend only on the seed, the kernel and k, so
+ * --isa and --kernel filters reproduce the same cases), a report for each
+ * failing (kernel, variant, case) with the lanes that differ, their inputs,
+ * the primitives involved and both outputs as hex floats, and, when a single
+ * primitive alone reproduces the mismatch, which one; it ends with the line
+ * "N passed, N failed" over (kernel, variant, case) checks and exits 1 on any
+ * failure, 2 on a usage error.  Kernel names: intersect_aabb, closest_aabb,
+ * closest_triangle, closest_triangle_cull, occluded_triangle,
+ * occluded_triangle_cull, closest_sphere, closest_plane (the closest checks
+ * answer to hits_normals_* too).  Every random number comes from splitmix64,
+ * never rand(), so a seed means the same cases on every host.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "raypack.h"
+
+_Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
+_Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
+_Static_assert(sizeof(rp_sphere) == 4 * sizeof(float), "rp_sphere is 4 floats");
+_Static_assert(sizeof(rp_plane) == 4 * sizeof(float), "rp_plane is 4 floats");
+
+#define GUARD 64          /* pattern bytes before and after every array */
+#define MAX_CHUNKS 3
+#define DIGEST_SEED 0x7261797061636bULL /* "raypack" */
+#define DIGEST_CASES 40   /* per kernel */
+
+/* ------------------------------------------------------------------ */
+/* Random numbers: splitmix64, the same sequence on every host          */
+/* ------------------------------------------------------------------ */
+typedef struct rng { uint64_t s; } rng;
+
+static uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static uint64_t next64(rng *r) { return mix64(r->s += 0x9e3779b97f4a7c15ULL); }
+static uint32_t below(rng *r, uint32_t n) { return (uint32_t)(((next64(r) >> 32) * n) >> 32); }
+static int chance(rng *r, unsigned percent) { return below(r, 100) < percent; }
+
+static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static int finite_bits(float f) { return (f2u(f) & 0x7f800000u) != 0x7f800000u; }
+
+/* [0, 1) with 24 random bits: exact, so the same everywhere */
+static float unitf(rng *r) { return (float)(next64(r) >> 40) * 0x1p-24f; }
+static float rangef(rng *r, float lo, float hi) { return lo + unitf(r) * (hi - lo); }
+
+static const uint32_t special_bits[] = {
+    0x00000000, 0x80000000,             /* +0, -0 */
+    0x3f800000, 0xbf800000,             /* 1, -1 */
+    0x7f800000, 0xff800000,             /* +inf, -inf */
+    0x7fc00000, 0xffc00000, 0x7fc12345, /* quiet NaNs, with sign and payload */
+    0x7f800001, 0xffa00000,             /* signalling NaNs */
+    0x00000001, 0x80000001, 0x007fffff, /* denormals */
+    0x00800000, 0x80800000,             /* +-FLT_MIN */
+    0x7f7fffff, 0xff7fffff,             /* +-FLT_MAX */
+    0x7149f2ca, 0xf149f2ca,             /* +-1e30 */
+    0x0da24260,                         /* 1e-30 */
+    0x34000000, 0x4b800000,             /* 2^-23, 2^24 */
+};
+#define NSPECIAL (sizeof special_bits / sizeof special_bits[0])
+
+static float special(rng *r) {
+    if (chance(r, 15))
+        return u2f((uint32_t)next64(r)); /* any bit pattern */
+    return u2f(special_bits[below(r, NSPECIAL)]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Kernels under test                                                   */
+/* ------------------------------------------------------------------ */
+enum { F_BOX, F_TRI, F_SPHERE, F_PLANE };
+enum { K_INTERSECT, K_CLOSEST, K_OCCLUDED };
+
+typedef struct kdesc {
+    const char *name;
+    const char *alias; /* the normals routine checked after it */
+    int family, kind;
+    unsigned flags;
+} kdesc;
+
+static const kdesc kernels[] = {
+    {"intersect_aabb", NULL, F_BOX, K_INTERSECT, 0},
+    {"closest_aabb", "hits_normals_aabb", F_BOX, K_CLOSEST, 0},
+    {"closest_triangle", "hits_normals_triangle", F_TRI, K_CLOSEST, 0},
+    {"closest_triangle_cull", "hits_normals_triangle", F_TRI, K_CLOSEST, RP_CULL_BACKFACE},
+    {"occluded_triangle", NULL, F_TRI, K_OCCLUDED, 0},
+    {"occluded_triangle_cull", NULL, F_TRI, K_OCCLUDED, RP_CULL_BACKFACE},
+    {"closest_sphere", "hits_normals_sphere", F_SPHERE, K_CLOSEST, 0},
+    {"closest_plane", "hits_normals_plane", F_PLANE, K_CLOSEST, 0},
+};
+#define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
+
+static const int prim_floats[] = {6, 9, 4, 4}; /* by family */
+
+/* ------------------------------------------------------------------ */
+/* Arrays of a case                                                     */
+/* ------------------------------------------------------------------ */
+enum {
+    A_OX, A_OY, A_OZ, A_DX, A_DY, A_DZ, A_TMIN, A_TMAX, A_RDX, A_RDY, A_RDZ,
+    A_HT, A_HU, A_HV, A_HPRIM, A_HNX, A_HNY, A_HNZ,
+    A_HIT, A_TNEAR, A_TFAR, A_OCC, A_ACTIVE, A_PRIMS,
+    A_COUNT
+};
+enum { T_F32, T_U32, T_U8, T_PRIM };
+static const char *const anames[A_COUNT] = {
+    "rays.ox", "rays.oy", "rays.oz", "rays.dx", "rays.dy", "rays.dz",
+    "rays.tmin", "rays.tmax", "rays.rdx", "rays.rdy", "rays.rdz",
+    "hits.t", "hits.u", "hits.v", "hits.prim", "hits.nx", "hits.ny", "hits.nz",
+    "hit", "tnear", "tfar", "occluded", "active", "primitives"};
+static int atype(int a) {
+    if (a == A_HPRIM) return T_U32;
+    if (a == A_HIT || a == A_OCC || a == A_ACTIVE) return T_U8;
+    if (a == A_PRIMS) return T_PRIM;
+    return T_F32;
+}
+
+typedef struct ccase {
+    int k;              /* index in kernels[] */
+    uint64_t iter;
+    size_t n, count;
+    uint32_t base;
+    unsigned flags;
+    int style, active_mode, prefill;
+    int used[A_COUNT];
+    int is_out[A_COUNT];  /* compared with the reference run */
+    size_t bytes[A_COUNT];
+    size_t off[A_COUNT];  /* byte offset of the data after the front guard */
+    unsigned char *init[A_COUNT]; /* contents before the call */
+    int nchunks;
+    size_t chunk_end[MAX_CHUNKS];
+} ccase;
+
+static void *xcalloc(size_t n) {
+    void *p = calloc(1, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "rp_check: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+static float *F(const ccase *c, int a) { return (float *)(void *)c->init[a]; }
+
+static void case_free(ccase *c) {
+    for (int a = 0; a < A_COUNT; a++)
+        free(c->init[a]);
+    memset(c, 0, sizeof *c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Case generation                                                      */
+/* ------------------------------------------------------------------ */
+enum { S_RANDOM, S_GRID, S_MIXED, S_SPECIAL, S_BITS, S_NSTYLES };
+static const char *const style_names[] = {"random", "grid", "mixed", "special", "bits"};
+enum { AM_NULL, AM_ALL, AM_NONE, AM_HOLES };
+static const char *const active_names[] = {"NULL", "all", "none", "holes"};
+enum { P_RESET, P_GARBAGE, P_EXISTING };
+static const char *const prefill_names[] = {"reset", "garbage", "existing"};
+
+static float gridf(rng *r) {
+    if (chance(r, 25))
+        return (float)((int)below(r, 17) - 8) * 0.5f;
+    return (float)((int)below(r, 9) - 4);
+}
+
+/* A coordinate in the case's style (no special values: those are added
+ * last, so no arithmetic of the generator ever meets a NaN). */
+static float coord(rng *r, int style) {
+    switch (style) {
+    case S_GRID: return gridf(r);
+    case S_RANDOM: return rangef(r, -8.0f, 8.0f);
+    default: return chance(r, 50) ? gridf(r) : rangef(r, -8.0f, 8.0f);
+    }
+}
+
+/* percent of values replaced by special ones, by style */
+static unsigned special_rate(int style) {
+    switch (style) {
+    case S_MIXED: return 3;
+    case S_SPECIAL: return 15;
+    case S_BITS: return 10;
+    default: return 0;
+    }
+}
+static void maybe_special(rng *r, int style, float *f) {
+    unsigned rate = special_rate(style);
+    if (rate && chance(r, rate))
+        *f = style == S_BITS ? u2f((uint32_t)next64(r)) : special(r);
+}
+
+static void gen_box(rng *r, int style, float *b, const float *prev) {
+    if (prev && chance(r, 15)) { /* duplicate */
+        memcpy(b, prev, 6 * sizeof(float));
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        float a = coord(r, style), c = coord(r, style);
+        b[k] = a < c ? a : c;
+        b[3 + k] = a < c ? c : a;
+    }
+    if (prev && chance(r, 20)) { /* touching the previous box: shares a face */
+        int k = (int)below(r, 3);
+        float w = b[3 + k] - b[k];
+        b[k] = prev[3 + k];
+        b[3 + k] = b[k] + w;
+    }
+    if (chance(r, 8)) { int k = (int)below(r, 3); b[3 + k] = b[k]; }       /* flat */
+    if (chance(r, 4)) { int k = (int)below(r, 3); float t = b[k]; b[k] = b[3 + k] + 1.0f; b[3 + k] = t; } /* inverted */
+    if (chance(r, 3)) { b[0] = b[1] = b[2] = -INFINITY; b[3] = b[4] = b[5] = INFINITY; } /* everything */
+    if (chance(r, 3)) for (int k = 0; k < 6; k++) b[k] *= 1e30f / 8.0f;    /* huge */
+    if (chance(r, 3)) for (int k = 0; k < 6; k++) b[k] *= 0x1p-140f;       /* denormal */
+}
+
+static void gen_tri(rng *r, int style, float *t, const float *prev) {
+    for (int k = 0; k < 9; k++)
+        t[k] = coord(r, style);
+    if (prev) {
+        int c = (int)below(r, 100);
+        if (c < 15) { /* fan: shares the edge v1-v2 of the previous one, reversed */
+            memcpy(t + 0, prev + 6, 3 * sizeof(float));
+            memcpy(t + 3, prev + 3, 3 * sizeof(float));
+        } else if (c < 22) { /* same triangle, other winding */
+            memcpy(t + 0, prev + 0, 3 * sizeof(float));
+            memcpy(t + 3, prev + 6, 3 * sizeof(float));
+            memcpy(t + 6, prev + 3, 3 * sizeof(float));
+        } else if (c < 30) { /* duplicate */
+            memcpy(t, prev, 9 * sizeof(float));
+        } else if (c < 36) { /* shares a vertex */
+            memcpy(t + 3 * below(r, 3), prev + 3 * below(r, 3), 3 * sizeof(float));
+        }
+    }
+    int d = (int)below(r, 100);
+    if (d < 4) { /* all three vertices equal */
+        memcpy(t + 3, t, 3 * sizeof(float));
+        memcpy(t + 6, t, 3 * sizeof(float));
+    } else if (d < 8) { /* collinear: v2 = v0 + 2 (v1 - v0) */
+        for (int k = 0; k < 3; k++) {
+            float e = t[3 + k] - t[k];
+            e = e * 2.0f;
+            t[6 + k] = t[k] + e;
+        }
+    } else if (d < 11) { /* axis-aligned (lies in a plane x, y or z = const) */
+        int k = (int)below(r, 3);
+        t[3 + k] = t[k];
+        t[6 + k] = t[k];
+    } else if (d < 13) {
+        for (int k = 0; k < 9; k++) t[k] *= 1e30f / 8.0f;
+    } else if (d < 15) {
+        for (int k = 0; k < 9; k++) t[k] *= 0x1p-140f;
+    }
+}
+
+static void gen_sphere(rng *r, int style, float *s, const float *prev) {
+    for (int k = 0; k < 3; k++)
+        s[k] = coord(r, style);
+    s[3] = style == S_GRID ? (float)below(r, 4) : rangef(r, 0.0f, 3.0f);
+    if (prev) {
+        int c = (int)below(r, 100);
+        if (c < 10) memcpy(s, prev, 4 * sizeof(float));   /* duplicate */
+        else if (c < 20) memcpy(s, prev, 3 * sizeof(float)); /* concentric */
+    }
+    int d = (int)below(r, 100);
+    if (d < 4) s[3] = 0.0f;
+    else if (d < 6) s[3] = -0.0f;
+    else if (d < 9) s[3] = -s[3] - 1.0f;
+    else if (d < 11) { for (int k = 0; k < 4; k++) s[k] *= 1e30f / 8.0f; }
+    else if (d < 13) { for (int k = 0; k < 4; k++) s[k] *= 0x1p-140f; }
+}
+
+static void gen_plane(rng *r, int style, float *p, const float *prev) {
+    int c = (int)below(r, 100);
+    if (style == S_GRID || c < 40) { /* axis normal, +-1 */
+        p[0] = p[1] = p[2] = chance(r, 50) ? 0.0f : -0.0f;
+        p[below(r, 3)] = chance(r, 50) ? 1.0f : -1.0f;
+    } else if (c < 50) { /* exact unit (0.6, 0.8, 0) */
+        float q[3] = {0.6f, 0.8f, 0.0f};
+        int k = (int)below(r, 3);
+        p[k] = q[0]; p[(k + 1) % 3] = q[1]; p[(k + 2) % 3] = q[2];
+    } else { /* random direction, halved (exactly) until |n| <= 1: not unit,
+              * which the API allows, and no libm in the generator */
+        float x = rangef(r, -1.0f, 1.0f), y = rangef(r, -1.0f, 1.0f), z = rangef(r, -1.0f, 1.0f);
+        float l = x * x, yy = y * y, zz = z * z;
+        l = l + yy;
+        l = l + zz;
+        while (l > 1.0f) { x *= 0.5f; y *= 0.5f; z *= 0.5f; l *= 0.25f; }
+        p[0] = x; p[1] = y; p[2] = z;
+    }
+    p[3] = coord(r, style);
+    if (prev && chance(r, 10))
+        memcpy(p, prev, 4 * sizeof(float));
+    if (chance(r, 3))
+        p[0] = p[1] = p[2] = 0.0f; /* zero normal: never a candidate */
+}
+
+/* A point on primitive j (vertex, edge, face, interior, pole...) to aim at. */
+static void aim_point(rng *r, int family, const float *p, float *pt) {
+    switch (family) {
+    case F_BOX:
+        for (int k = 0; k < 3; k++) {
+            int c = (int)below(r, 4);
+            float lo = p[k], hi = p[3 + k];
+            if (c == 0) pt[k] = lo;
+            else if (c == 1) pt[k] = hi;
+            else if (c == 2) { float s = lo + hi; pt[k] = s * 0.5f; }
+            else { float w = hi - lo; w = w * unitf(r); pt[k] = lo + w; }
+        }
+        break;
+    case F_TRI: {
+        int c = (int)below(r, 4);
+        if (c == 0) { /* a vertex */
+            memcpy(pt, p + 3 * below(r, 3), 3 * sizeof(float));
+        } else if (c == 1) { /* an edge: midpoint (exact on grids) or a quarter */
+            int a = (int)below(r, 3), b = (a + 1) % 3;
+            float w = chance(r, 60) ? 0.5f : 0.25f;
+            for (int k = 0; k < 3; k++) {
+                float e = p[3 * b + k] - p[3 * a + k];
+                e = e * w;
+                pt[k] = p[3 * a + k] + e;
+            }
+        } else { /* inside (or near an edge, by rounding) */
+            float u = unitf(r), v = unitf(r);
+            if (u + v > 1.0f) { u = 1.0f - u; v = 1.0f - v; }
+            for (int k = 0; k < 3; k++) {
+                float e1 = p[3 + k] - p[k], e2 = p[6 + k] - p[k];
+                e1 = e1 * u;
+                e2 = e2 * v;
+                float s = p[k] + e1;
+                pt[k] = s + e2;
+            }
+        }
+        break;
+    }
+    case F_SPHERE: {
+        memcpy(pt, p, 3 * sizeof(float));
+        int c = (int)below(r, 3);
+        if (c > 0) { /* a pole: a tangent or a grazing ray */
+            int k = (int)below(r, 3);
+            pt[k] = c == 1 ? pt[k] + p[3] : pt[k] - p[3];
+        }
+        break;
+    }
+    default: { /* plane: n * d (on the plane if |n| = 1) */
+        for (int k = 0; k < 3; k++)
+            pt[k] = p[k] * p[3];
+        break;
+    }
+    }
+}
+
+enum { R_RANDOM, R_AIM, R_AXIS, R_ONFACE, R_ZERO, R_NKINDS };
+
+static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
+    int style = c->style, family = kernels[c->k].family;
+    float o[3], d[3], tmin = 0.0f, tmax = INFINITY;
+    int kind;
+    unsigned pk = below(r, 100);
+    if (style == S_RANDOM) kind = pk < 60 ? R_RANDOM : pk < 90 ? R_AIM : R_AXIS;
+    else kind = pk < 25 ? R_RANDOM : pk < 60 ? R_AIM : pk < 78 ? R_AXIS : pk < 96 ? R_ONFACE : R_ZERO;
+    if (c->count == 0 && (kind == R_AIM || kind == R_ONFACE))
+        kind = R_AXIS;
+    for (int k = 0; k < 3; k++) {
+        o[k] = coord(r, style);
+        d[k] = style == S_GRID ? (float)((int)below(r, 5) - 2) : rangef(r, -1.0f, 1.0f);
+    }
+    const float *p = NULL;
+    if (c->count)
+        p = prims + (size_t)prim_floats[family] * below(r, (uint32_t)c->count);
+    switch (kind) {
+    case R_AIM: {
+        float pt[3];
+        aim_point(r, family, p, pt);
+        for (int k = 0; k < 3; k++) {
+            float e = pt[k] - o[k];
+            d[k] = finite_bits(e) ? e : 1.0f;
+        }
+        if (chance(r, 20)) { /* the same line from farther away */
+            for (int k = 0; k < 3; k++) {
+                float e = d[k] * 2.0f;
+                o[k] = pt[k] - e;
+                d[k] = finite_bits(o[k]) ? e : d[k];
+                o[k] = finite_bits(o[k]) ? o[k] : pt[k];
+            }
+        }
+        break;
+    }
+    case R_AXIS: {
+        int a = (int)below(r, 3);
+        for (int k = 0; k < 3; k++)
+            d[k] = chance(r, 50) ? 0.0f : -0.0f;
+        d[a] = chance(r, 50) ? 1.0f : -1.0f;
+        if (chance(r, 30)) d[(a + 1) % 3] = chance(r, 50) ? 1.0f : -1.0f; /* diagonal */
+        if (chance(r, 20)) d[a] = d[a] * rangef(r, 0.25f, 4.0f);
+        break;
+    }
+    case R_ONFACE: {
+        /* origin on the faces, edges and corners of a box (for any family:
+         * for triangles the box of the vertices, so on vertices too) */
+        float lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+            if (family == F_BOX) { lo[k] = p[k]; hi[k] = p[3 + k]; }
+            else if (family == F_TRI) { lo[k] = p[k]; hi[k] = p[3 + k]; }
+            else if (family == F_SPHERE) { lo[k] = p[k] - p[3]; hi[k] = p[k] + p[3]; }
+            else { lo[k] = p[k] * p[3]; hi[k] = lo[k]; }
+        }
+        for (int k = 0; k < 3; k++) {
+            int q = (int)below(r, 4);
+            if (q == 0) o[k] = lo[k];
+            else if (q == 1) o[k] = hi[k];
+            else if (q == 2) { float s = lo[k] + hi[k]; o[k] = s * 0.5f; }
+            if (!finite_bits(o[k])) o[k] = 0.0f;
+            int z = (int)below(r, 4); /* parallel to this axis? */
+            if (z == 0) d[k] = 0.0f;
+            else if (z == 1) d[k] = -0.0f;
+        }
+        break;
+    }
+    case R_ZERO:
+        for (int k = 0; k < 3; k++)
+            d[k] = chance(r, 50) ? 0.0f : -0.0f;
+        break;
+    default:
+        break;
+    }
+    if (chance(r, 3)) for (int k = 0; k < 3; k++) o[k] *= 1e30f / 8.0f;
+    if (chance(r, 3)) for (int k = 0; k < 3; k++) d[k] *= 0x1p-140f; /* denormal */
+    if (chance(r, 2)) for (int k = 0; k < 3; k++) d[k] *= 1e30f;
+    /* the interval */
+    unsigned q = below(r, 100);
+    if (q >= 70) {
+        static const float tv[] = {0.0f, -0.0f, 0.5f, 1.0f, 2.0f, 3.0f, 1.5f, 0.25f,
+                                   -1.0f, -INFINITY, INFINITY, 1e30f, 0x1p-149f, 3.4e38f};
+        tmin = tv[below(r, sizeof tv / sizeof tv[0])];
+        tmax = tv[below(r, sizeof tv / sizeof tv[0])];
+        if (chance(r, 30)) tmin = -0.0f;
+        if (chance(r, 30)) tmax = INFINITY;
+        if (chance(r, 10)) tmax = tmin;
+        if (style != S_GRID && chance(r, 30)) tmax = rangef(r, 0.0f, 20.0f);
+    }
+    /* special values, last */
+    for (int k = 0; k < 3; k++) {
+        maybe_special(r, style, &o[k]);
+        maybe_special(r, style, &d[k]);
+    }
+    maybe_special(r, style, &tmin);
+    maybe_special(r, style, &tmax);
+    F(c, A_OX)[i] = o[0]; F(c, A_OY)[i] = o[1]; F(c, A_OZ)[i] = o[2];
+    F(c, A_DX)[i] = d[0]; F(c, A_DY)[i] = d[1]; F(c, A_DZ)[i] = d[2];
+    F(c, A_TMIN)[i] = tmin;
+    F(c, A_TMAX)[i] = tmax;
+}
+
+static float garbage(rng *r) {
+    return chance(r, 50) ? u2f((uint32_t)next64(r)) : special(r);
+}
+
+/* Builds case `iter` of kernel k from seed (n, count < 0: chosen at random). */
+static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n,
+                     long force_count) {
+    const kdesc *kd = &kernels[k];
+    rng r = {mix64(seed ^ mix64(((uint64_t)k << 40) ^ iter ^ 0x5eedULL))};
+    memset(c, 0, sizeof *c);
+    c->k = k;
+    c->iter = iter;
+    c->flags = kd->flags;
+    c->style = (int)below(&r, S_NSTYLES);
+    if (chance(&r, 20)) c->style = S_GRID; /* the exact-boundary cases deserve more */
+
+    /* sizes */
+    unsigned sz = below(&r, 100);
+    size_t n, count;
+    if (sz < 80) n = below(&r, 101);
+    else if (sz < 92) n = 101 + below(&r, 200);
+    else n = chance(&r, 50) ? 1000 : 4099;
+    unsigned cz = below(&r, 100);
+    if (n > 300) count = below(&r, 9);
+    else if (cz < 90 || n > 64) count = below(&r, 71);
+    else count = 1000;
+    if (kd->kind == K_INTERSECT) count = 1;
+    if (force_n >= 0) n = (size_t)force_n;
+    if (force_count >= 0 && kd->kind != K_INTERSECT) count = (size_t)force_count;
+    c->n = n;
+    c->count = count;
+
+    /* index_base: index_base + count <= RP_NO_HIT */
+    unsigned bz = below(&r, 100);
+    if (bz < 40) c->base = 0;
+    else if (bz < 60) c->base = below(&r, 100);
+    else if (bz < 80) c->base = (uint32_t)(next64(&r) >> 33);
+    else c->base = RP_NO_HIT - (uint32_t)count - below(&r, 3);
+    if (kd->kind != K_CLOSEST) c->base = 0;
+
+    /* which arrays take part */
+    for (int a = A_OX; a <= A_RDZ; a++) c->used[a] = 1;
+    c->used[A_PRIMS] = 1;
+    c->active_mode = (int)below(&r, 100);
+    c->active_mode = c->active_mode < 25 ? AM_NULL : c->active_mode < 45 ? AM_ALL
+                     : c->active_mode < 55 ? AM_NONE : AM_HOLES;
+    c->used[A_ACTIVE] = c->active_mode != AM_NULL;
+    if (kd->kind == K_INTERSECT) {
+        c->used[A_HIT] = 1;
+        c->used[A_TNEAR] = !chance(&r, 15);
+        c->used[A_TFAR] = !chance(&r, 15);
+        c->is_out[A_HIT] = c->is_out[A_TNEAR] = c->is_out[A_TFAR] = 1;
+    } else if (kd->kind == K_OCCLUDED) {
+        c->used[A_OCC] = 1;
+        c->is_out[A_OCC] = 1;
+    } else {
+        for (int a = A_HT; a <= A_HNZ; a++) c->used[a] = c->is_out[a] = 1;
+        c->is_out[A_TMAX] = 1;
+    }
+    c->is_out[A_RDX] = c->is_out[A_RDY] = c->is_out[A_RDZ] = 1; /* from rp_rays_prepare */
+
+    for (int a = 0; a < A_COUNT; a++) {
+        if (!c->used[a]) continue;
+        int t = atype(a);
+        size_t esz = t == T_U8 ? 1 : 4;
+        if (t == T_PRIM)
+            c->bytes[a] = count * (size_t)prim_floats[kd->family] * sizeof(float);
+        else
+            c->bytes[a] = n * esz;
+        c->off[a] = (size_t)below(&r, 16) * (t == T_U8 ? 1 : 4);
+        c->init[a] = xcalloc(c->bytes[a]);
+    }
+
+    /* primitives */
+    int pf = prim_floats[kd->family];
+    float *prims = F(c, A_PRIMS);
+    for (size_t j = 0; j < count; j++) {
+        float *p = prims + j * (size_t)pf;
+        const float *prev = j ? p - pf : NULL;
+        if (j && chance(&r, 10)) /* neighbour of any earlier one, not just the last */
+            prev = prims + (size_t)pf * below(&r, (uint32_t)j);
+        switch (kd->family) {
+        case F_BOX: gen_box(&r, c->style, p, prev); break;
+        case F_TRI: gen_tri(&r, c->style, p, prev); break;
+        case F_SPHERE: gen_sphere(&r, c->style, p, prev); break;
+        default: gen_plane(&r, c->style, p, prev); break;
+        }
+    }
+    /* rays (aimed at the primitives before those get special values) */
+    for (size_t i = 0; i < n; i++)
+        gen_ray(&r, c, i, prims);
+    for (size_t j = 0; j < count * (size_t)pf; j++)
+        maybe_special(&r, c->style, &prims[j]);
+
+    /* rdx/rdy/rdz: overwritten by rp_rays_prepare */
+    for (int a = A_RDX; a <= A_RDZ; a++)
+        for (size_t i = 0; i < n; i++)
+            F(c, a)[i] = garbage(&r);
+
+    if (c->used[A_ACTIVE]) {
+        unsigned holes = 10 + below(&r, 80);
+        for (size_t i = 0; i < n; i++) {
+            uint8_t v = 0;
+            if (c->active_mode == AM_ALL || (c->active_mode == AM_HOLES && !chance(&r, holes)))
+                v = chance(&r, 70) ? 1 : (uint8_t)(1 + below(&r, 255)); /* any nonzero */
+            c->init[A_ACTIVE][i] = v;
+        }
+    }
+
+    /* outputs before the call */
+    if (kd->kind == K_INTERSECT) {
+        for (size_t i = 0; i < n; i++) {
+            c->init[A_HIT][i] = (uint8_t)next64(&r);
+            if (c->used[A_TNEAR]) F(c, A_TNEAR)[i] = garbage(&r);
+            if (c->used[A_TFAR]) F(c, A_TFAR)[i] = garbage(&r);
+        }
+    } else if (kd->kind == K_OCCLUDED) {
+        int zeros = chance(&r, 50);
+        for (size_t i = 0; i < n; i++)
+            c->init[A_OCC][i] = zeros ? 0 : chance(&r, 50) ? 0 : chance(&r, 50) ? 1 : (uint8_t)next64(&r);
+    } else {
+        unsigned pz = below(&r, 100);
+        c->prefill = pz < 35 ? P_RESET : pz < 50 ? P_GARBAGE : P_EXISTING;
+        for (size_t i = 0; i < n; i++) {
+            float *t = F(c, A_HT), *u = F(c, A_HU), *v = F(c, A_HV);
+            uint32_t *prim = (uint32_t *)(void *)c->init[A_HPRIM];
+            if (c->prefill == P_RESET) {
+                t[i] = INFINITY; u[i] = v[i] = 0.0f;
+                F(c, A_HNX)[i] = F(c, A_HNY)[i] = F(c, A_HNZ)[i] = 0.0f;
+                prim[i] = RP_NO_HIT;
+                continue;
+            }
+            t[i] = garbage(&r); u[i] = garbage(&r); v[i] = garbage(&r);
+            F(c, A_HNX)[i] = garbage(&r); F(c, A_HNY)[i] = garbage(&r); F(c, A_HNZ)[i] = garbage(&r);
+            prim[i] = RP_NO_HIT;
+            if (c->prefill == P_EXISTING && chance(&r, 60)) {
+                unsigned w = below(&r, 4);
+                if (w == 0) prim[i] = (uint32_t)next64(&r);
+                else if (w == 1 || !count) prim[i] = below(&r, 5);
+                else prim[i] = c->base + below(&r, (uint32_t)count); /* normals redone */
+                if (prim[i] == RP_NO_HIT) prim[i] = 0;
+                /* the record's t is the ray's tmax: a tie with a primitive at
+                 * exactly that t must keep the record */
+                if (c->style == S_GRID || chance(&r, 50))
+                    F(c, A_TMAX)[i] = gridf(&r) + 4.0f;
+                if (chance(&r, 10))
+                    F(c, A_TMAX)[i] = F(c, A_TMIN)[i];
+                t[i] = chance(&r, 85) ? F(c, A_TMAX)[i] : garbage(&r);
+            }
+        }
+    }
+
+    /* primitives fed in chunks, in increasing index order */
+    c->nchunks = 1;
+    c->chunk_end[0] = count;
+    if (kd->kind != K_INTERSECT && count > 1 && chance(&r, 30)) {
+        c->nchunks = 2 + (int)below(&r, MAX_CHUNKS - 1);
+        size_t a = below(&r, (uint32_t)count + 1), b = below(&r, (uint32_t)count + 1);
+        if (a > b) { size_t t = a; a = b; b = t; }
+        if (c->nchunks == 2) { c->chunk_end[0] = a; c->chunk_end[1] = count; }
+        else { c->chunk_end[0] = a; c->chunk_end[1] = b; c->chunk_end[2] = count; }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Running a case through one variant                                   */
+/* ------------------------------------------------------------------ */
+#define MAX_STATUS 8
+
+typedef struct run {
+    unsigned char *buf[A_COUNT]; /* guard, data, guard */
+    size_t total[A_COUNT];
+    unsigned char *rd_after_prepare[3];
+    rp_status st[MAX_STATUS];
+    int nst;
+    int struct_changed; /* the rp_rays / rp_hits structs were modified */
+} run;
+
+static unsigned char guard_byte(size_t pos, int a) {
+    return (unsigned char)(0xa5 ^ (pos * 0x3b) ^ ((unsigned)a * 0x11));
+}
+
+static unsigned char *data(const ccase *c, const run *r, int a) {
+    return r->buf[a] + GUARD + c->off[a];
+}
+
+static void run_free(run *r) {
+    for (int a = 0; a < A_COUNT; a++)
+        free(r->buf[a]);
+    for (int k = 0; k < 3; k++)
+        free(r->rd_after_prepare[k]);
+    memset(r, 0, sizeof *r);
+}
+
+static void add_status(run *r, rp_status s) {
+    if (r->nst < MAX_STATUS)
+        r->st[r->nst++] = s;
+}
+
+static void run_case(const ccase *c, run *r, rp_isa isa) {
+    const kdesc *kd = &kernels[c->k];
+    memset(r, 0, sizeof *r);
+    for (int a = 0; a < A_COUNT; a++) {
+        if (!c->used[a]) continue;
+        size_t total = GUARD + c->off[a] + c->bytes[a] + GUARD;
+        total = (total + 63) / 64 * 64;
+        r->buf[a] = aligned_alloc(64, total);
+        if (!r->buf[a]) { fprintf(stderr, "rp_check: out of memory\n"); exit(2); }
+        r->total[a] = total;
+        for (size_t p = 0; p < total; p++)
+            r->buf[a][p] = guard_byte(p, a);
+        if (c->bytes[a])
+            memcpy(data(c, r, a), c->init[a], c->bytes[a]);
+    }
+#define FP(a) ((float *)(void *)data(c, r, a))
+    rp_rays rays;
+    memset(&rays, 0, sizeof rays);
+    rays.n = c->n;
+    rays.ox = FP(A_OX); rays.oy = FP(A_OY); rays.oz = FP(A_OZ);
+    rays.dx = FP(A_DX); rays.dy = FP(A_DY); rays.dz = FP(A_DZ);
+    rays.tmin = FP(A_TMIN); rays.tmax = FP(A_TMAX);
+    rays.rdx = FP(A_RDX); rays.rdy = FP(A_RDY); rays.rdz = FP(A_RDZ);
+    add_status(r, rp_rays_prepare(&rays));
+    for (int k = 0; k < 3; k++) {
+        r->rd_after_prepare[k] = xcalloc(c->bytes[A_RDX + k]);
+        memcpy(r->rd_after_prepare[k], data(c, r, A_RDX + k), c->bytes[A_RDX + k]);
+    }
+    rp_hits hits;
+    memset(&hits, 0, sizeof hits);
+    if (kd->kind == K_CLOSEST) {
+        hits.n = c->n;
+        hits.t = FP(A_HT); hits.u = FP(A_HU); hits.v = FP(A_HV);
+        hits.prim = (uint32_t *)(void *)data(c, r, A_HPRIM);
+        hits.nx = FP(A_HNX); hits.ny = FP(A_HNY); hits.nz = FP(A_HNZ);
+    }
+    const rp_rays rays0 = rays;
+    const rp_hits hits0 = hits;
+    const uint8_t *active = c->used[A_ACTIVE] ? data(c, r, A_ACTIVE) : NULL;
+    const unsigned char *prims = data(c, r, A_PRIMS);
+    size_t psz = (size_t)prim_floats[kd->family] * sizeof(float);
+
+    rp_status s = rp_set_isa(isa);
+    if (s != RP_OK) {
+        fprintf(stderr, "rp_check: rp_set_isa(%s) failed: %s\n", rp_isa_name(isa), rp_status_string(s));
+        exit(2);
+    }
+    if (kd->kind == K_INTERSECT) {
+        add_status(r, rp_intersect_aabb(&rays, active, (const rp_aabb *)(const void *)prims,
+                                        data(c, r, A_HIT),
+                                        c->used[A_TNEAR] ? FP(A_TNEAR) : NULL,
+                                        c->used[A_TFAR] ? FP(A_TFAR) : NULL));
+    } else {
+        size_t start = 0;
+        for (int ch = 0; ch < c->nchunks; ch++) {
+            size_t end = c->chunk_end[ch], cnt = end - start;
+            const void *pp = prims + start * psz;
+            uint32_t b = c->base + (uint32_t)start;
+            switch (kd->kind == K_OCCLUDED ? -1 : kd->family) {
+            case -1:
+                add_status(r, rp_occluded_triangle(&rays, active, (const rp_triangle *)pp, cnt,
+                                                   c->flags, data(c, r, A_OCC)));
+                break;
+            case F_BOX:
+                add_status(r, rp_closest_aabb(&rays, active, (const rp_aabb *)pp, cnt, b, &hits));
+                break;
+            case F_TRI:
+                add_status(r, rp_closest_triangle(&rays, active, (const rp_triangle *)pp, cnt, b,
+                                                  c->flags, &hits));
+                break;
+            case F_SPHERE:
+                add_status(r, rp_closest_sphere(&rays, active, (const rp_sphere *)pp, cnt, b, &hits));
+                break;
+            default:
+                add_status(r, rp_closest_plane(&rays, active, (const rp_plane *)pp, cnt, b, &hits));
+                break;
+            }
+            start = end;
+        }
+    }
+    /* normals are scalar code for every variant, from the variant's records */
+    rp_set_isa(RP_ISA_SCALAR);
+    if (kd->kind == K_CLOSEST) {
+        switch (kd->family) {
+        case F_BOX: add_status(r, rp_hits_normals_aabb(&rays, &hits, (const rp_aabb *)(const void *)prims, c->count, c->base)); break;
+        case F_TRI: add_status(r, rp_hits_normals_triangle(&rays, &hits, (const rp_triangle *)(const void *)prims, c->count, c->base)); break;
+        case F_SPHERE: add_status(r, rp_hits_normals_sphere(&rays, &hits, (const rp_sphere *)(const void *)prims, c->count, c->base)); break;
+        default: add_status(r, rp_hits_normals_plane(&rays, &hits, (const rp_plane *)(const void *)prims, c->count, c->base)); break;
+        }
+    }
+    r->struct_changed = memcmp(&rays0, &rays, sizeof rays) != 0 || memcmp(&hits0, &hits, sizeof hits) != 0;
+#undef FP
+}
+
+/* ------------------------------------------------------------------ */
+/* Comparing and reporting                                              */
+/* ------------------------------------------------------------------ */
+static size_t elem_size(int a) { return atype(a) == T_U8 ? 1 : 4; }
+
+static uint32_t elem_bits(const unsigned char *p, int a, size_t i) {
+    if (elem_size(a) == 1)
+        return p[i];
+    uint32_t u;
+    memcpy(&u, p + 4 * i, 4);
+    return u;
+}
+
+static void print_elem(const unsigned char *p, int a, size_t i) {
+    uint32_t u = elem_bits(p, a, i);
+    if (atype(a) == T_F32)
+        printf("%-16a (0x%08" PRIx32 ")", (double)u2f(u), u);
+    else if (atype(a) == T_U32)
+        printf("%-16" PRIu32 " (0x%08" PRIx32 ")", u, u);
+    else
+        printf("%-16u", (unsigned)u);
+}
+
+static void print_prim(const ccase *c, size_t j) {
+    int fam = kernels[c->k].family, pf = prim_floats[fam];
+    const float *p = F(c, A_PRIMS) + j * (size_t)pf;
+    printf("    primitive %zu (record %" PRIu32 "): ", j, c->base + (uint32_t)j);
+    switch (fam) {
+    case F_BOX:
+        printf("min (%a, %a, %a) max (%a, %a, %a)\n", (double)p[0], (double)p[1], (double)p[2],
+               (double)p[3], (double)p[4], (double)p[5]);
+        break;
+    case F_TRI:
+        printf("v0 (%a, %a, %a) v1 (%a, %a, %a) v2 (%a, %a, %a)\n", (double)p[0], (double)p[1],
+               (double)p[2], (double)p[3], (double)p[4], (double)p[5], (double)p[6],
+               (double)p[7], (double)p[8]);
+        break;
+    case F_SPHERE:
+        printf("center (%a, %a, %a) radius %a\n", (double)p[0], (double)p[1], (double)p[2], (double)p[3]);
+        break;
+    default:
+        printf("n (%a, %a, %a) d %a\n", (double)p[0], (double)p[1], (double)p[2], (double)p[3]);
+        break;
+    }
+}
+
+/* Outputs of ray i compared between two runs; returns 1 if they differ. */
+static int lane_differs(const ccase *c, const run *x, const run *y, size_t i) {
+    for (int a = 0; a < A_COUNT; a++)
+        if (c->used[a] && c->is_out[a] && i * elem_size(a) < c->bytes[a] &&
+            elem_bits(data(c, x, a), a, i) != elem_bits(data(c, y, a), a, i))
+            return 1;
+    return 0;
+}
+
+static int runs_differ(const ccase *c, const run *x, const run *y) {
+    if (x->nst != y->nst || memcmp(x->st, y->st, sizeof x->st[0] * (size_t)x->nst))
+        return 1;
+    for (int a = 0; a < A_COUNT; a++)
+        if (c->used[a] && c->is_out[a] && memcmp(data(c, x, a), data(c, y, a), c->bytes[a]))
+            return 1;
+    return 0;
+}
+
+/* Guard bytes and inputs of one run: returns the number of damaged arrays
+ * and, if print is set, says what was damaged. */
+static int check_integrity(const ccase *c, const run *r, const char *who, int print) {
+    int bad = 0;
+    for (int a = 0; a < A_COUNT; a++) {
+        if (!c->used[a]) continue;
+        size_t lo = GUARD + c->off[a], hi = lo + c->bytes[a];
+        for (size_t p = 0; p < r->total[a]; p++) {
+            if (p == lo) p = hi;
+            if (p >= r->total[a]) break;
+            if (r->buf[a][p] != guard_byte(p, a)) {
+                if (print)
+                    printf("  %s: guard bytes of %s overwritten: byte %s%zu %s the array is 0x%02x, expected 0x%02x\n",
+                           who, anames[a], p < lo ? "-" : "+", p < lo ? lo - p : p - hi,
+                           p < lo ? "before" : "after", r->buf[a][p], guard_byte(p, a));
+                bad++;
+                break;
+            }
+        }
+        const unsigned char *want = c->init[a];
+        if (a >= A_RDX && a <= A_RDZ)
+            want = r->rd_after_prepare[a - A_RDX];
+        else if (c->is_out[a])
+            continue;
+        if (c->bytes[a] && memcmp(data(c, r, a), want, c->bytes[a])) {
+            size_t e = 0, es = elem_size(a);
+            while (e * es < c->bytes[a] && !memcmp(data(c, r, a) + e * es, want + e * es, es))
+                e++;
+            if (print) {
+                printf("  %s: input %s modified at %s %zu: ", who, anames[a], atype(a) == T_PRIM ? "float" : "element", e);
+                if (atype(a) == T_U8)
+                    printf("0x%02x -> 0x%02x\n", want[e], data(c, r, a)[e]);
+                else
+                    printf("%a -> %a\n", (double)u2f(elem_bits(want, a, e)),
+                           (double)u2f(elem_bits(data(c, r, a), a, e)));
+            }
+            bad++;
+        }
+    }
+    if (r->struct_changed) {
+        if (print)
+            printf("  %s: the rp_rays or rp_hits struct was modified\n", who);
+        bad++;
+    }
+    return bad;
+}
+
+static void describe_case(const ccase *c) {
+    printf("  case %" PRIu64 ": n=%zu count=%zu index_base=%" PRIu32 " style=%s active=%s",
+           c->iter, c->n, c->count, c->base, style_names[c->style], active_names[c->active_mode]);
+    if (kernels[c->k].kind == K_CLOSEST)
+        printf(" prefill=%s", prefill_names[c->prefill]);
+    if (kernels[c->k].kind == K_INTERSECT)
+        printf(" tnear=%s tfar=%s", c->used[A_TNEAR] ? "array" : "NULL", c->used[A_TFAR] ? "array" : "NULL");
+    if (c->nchunks > 1) {
+        printf(" chunks=[0");
+        for (int ch = 0; ch < c->nchunks; ch++)
+            printf(",%zu", c->chunk_end[ch]);
+        printf(")");
+    }
+    printf("\n  float offsets of the arrays:");
+    for (int a = 0; a < A_COUNT; a++)
+        if (c->used[a])
+            printf(" %s+%zu", anames[a], c->off[a] / elem_size(a == A_PRIMS ? A_OX : a));
+    printf("\n");
+}
+
+/* Sub-case: ray i of c alone against primitive j (n = 1, or n = 16 with
+ * the ray in every lane); same interval, record and flags. */
+static void make_single(ccase *s, const ccase *c, size_t i, size_t j, size_t n) {
+    int pf = prim_floats[kernels[c->k].family];
+    memset(s, 0, sizeof *s);
+    s->k = c->k;
+    s->iter = c->iter;
+    s->n = n;
+    s->count = 1;
+    s->base = c->base + (uint32_t)j;
+    s->flags = c->flags;
+    s->style = c->style;
+    s->active_mode = AM_NULL;
+    s->prefill = c->prefill;
+    s->nchunks = 1;
+    s->chunk_end[0] = 1;
+    for (int a = 0; a < A_COUNT; a++) {
+        s->used[a] = c->used[a] && a != A_ACTIVE;
+        s->is_out[a] = c->is_out[a];
+        if (!s->used[a]) continue;
+        if (a == A_PRIMS) {
+            s->bytes[a] = (size_t)pf * sizeof(float);
+            s->init[a] = xcalloc(s->bytes[a]);
+            memcpy(s->init[a], c->init[a] + j * s->bytes[a], s->bytes[a]);
+            continue;
+        }
+        size_t es = elem_size(a);
+        s->bytes[a] = n * es;
+        s->init[a] = xcalloc(s->bytes[a]);
+        for (size_t l = 0; l < n; l++)
+            memcpy(s->init[a] + l * es, c->init[a] + i * es, es);
+    }
+}
+
+/* Which single primitives reproduce the mismatch of ray i on their own. */
+static void bisect_lane(const ccase *c, size_t i, rp_isa isa) {
+    size_t limit = c->count < 2000 ? c->count : 2000;
+    int found = 0;
+    for (size_t j = 0; j < limit && found < 3; j++) {
+        static const size_t ns[] = {1, 16};
+        for (int q = 0; q < 2; q++) {
+            ccase s;
+            run a, b;
+            make_single(&s, c, i, j, ns[q]);
+            run_case(&s, &a, RP_ISA_SCALAR);
+            run_case(&s, &b, isa);
+            int bad = runs_differ(&s, &a, &b) || check_integrity(&s, &b, "x", 0);
+            run_free(&a);
+            run_free(&b);
+            case_free(&s);
+            if (bad) {
+                printf("    -> primitive %zu alone against this ray (n=%zu, same record) reproduces the mismatch\n", j, ns[q]);
+                print_prim(c, j);
+                found++;
+                break;
+            }
+        }
+    }
+    if (!found && c->count > 1 && kernels[c->k].kind != K_INTERSECT)
+        printf("    -> no single primitive reproduces it alone: it needs the combination (ties, chunks, lanes)\n");
+}
+
+static int printed_reports;
+#define MAX_REPORTS 12
+#define MAX_LANES 3
+
+static void report(const ccase *c, const run *ref, const run *var, rp_isa isa, uint64_t seed) {
+    const kdesc *kd = &kernels[c->k];
+    const char *vn = rp_isa_name(isa);
+    printf("FAIL %s %s: case %" PRIu64 " (reproduce: rp_check --seed=%" PRIu64 " --isa=%s --kernel=%s)\n",
+           kd->name, vn, c->iter, seed, vn, kd->name);
+    describe_case(c);
+    if (ref->nst != var->nst || memcmp(ref->st, var->st, sizeof ref->st[0] * (size_t)ref->nst)) {
+        printf("  statuses differ: scalar");
+        for (int k = 0; k < ref->nst; k++) printf(" %d", ref->st[k]);
+        printf(", %s", vn);
+        for (int k = 0; k < var->nst; k++) printf(" %d", var->st[k]);
+        printf("\n");
+    }
+    check_integrity(c, ref, "scalar", 1);
+    check_integrity(c, var, vn, 1);
+    int lanes = 0;
+    size_t ndiff = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!lane_differs(c, ref, var, i))
+            continue;
+        ndiff++;
+        if (lanes >= MAX_LANES)
+            continue;
+        lanes++;
+        printf("  lane %zu of %zu (ray index %zu): ", i, c->n, i);
+        printf("o (%a, %a, %a) d (%a, %a, %a)\n", (double)F(c, A_OX)[i], (double)F(c, A_OY)[i],
+               (double)F(c, A_OZ)[i], (double)F(c, A_DX)[i], (double)F(c, A_DY)[i], (double)F(c, A_DZ)[i]);
+        printf("    rd (%a, %a, %a) tmin %a tmax %a active %s%u\n",
+               (double)u2f(elem_bits(ref->rd_after_prepare[0], A_RDX, i)),
+               (double)u2f(elem_bits(ref->rd_after_prepare[1], A_RDY, i)),
+               (double)u2f(elem_bits(ref->rd_after_prepare[2], A_RDZ, i)),
+               (double)F(c, A_TMIN)[i], (double)F(c, A_TMAX)[i],
+               c->used[A_ACTIVE] ? "" : "(NULL) ", c->used[A_ACTIVE] ? c->init[A_ACTIVE][i] : 1u);
+        if (kd->kind == K_CLOSEST) {
+            uint32_t p0;
+            memcpy(&p0, c->init[A_HPRIM] + 4 * i, 4);
+            printf("    record before: prim %" PRIu32 " t %a u %a v %a\n", p0, (double)F(c, A_HT)[i],
+                   (double)F(c, A_HU)[i], (double)F(c, A_HV)[i]);
+        } else if (kd->kind == K_OCCLUDED) {
+            printf("    occluded before: %u\n", c->init[A_OCC][i]);
+        }
+        printf("    %-10s %-29s %s\n", "output", "scalar", vn);
+        for (int a = 0; a < A_COUNT; a++) {
+            if (!c->used[a] || !c->is_out[a]) continue;
+            int d = elem_bits(data(c, ref, a), a, i) != elem_bits(data(c, var, a), a, i);
+            printf("    %-10s ", anames[a]);
+            print_elem(data(c, ref, a), a, i);
+            printf(" ");
+            print_elem(data(c, var, a), a, i);
+            printf("%s\n", d ? "  <-- differs" : "");
+        }
+        /* the primitives involved */
+        if (kd->kind == K_INTERSECT || c->count <= 4) {
+            for (size_t j = 0; j < c->count; j++)
+                print_prim(c, j);
+        } else if (kd->kind == K_CLOSEST) {
+            uint32_t pr = elem_bits(data(c, ref, A_HPRIM), A_HPRIM, i);
+            uint32_t pv = elem_bits(data(c, var, A_HPRIM), A_HPRIM, i);
+            if (pr != RP_NO_HIT && pr >= c->base && pr - c->base < c->count)
+                print_prim(c, pr - c->base);
+            if (pv != pr && pv != RP_NO_HIT && pv >= c->base && pv - c->base < c->count)
+                print_prim(c, pv - c->base);
+        }
+        if (kd->kind != K_INTERSECT)
+            bisect_lane(c, i, isa);
+    }
+    if (ndiff > (size_t)lanes)
+        printf("  ... %zu lanes differ in all\n", ndiff);
+}
+
+/* ------------------------------------------------------------------ */
+/* Digest: FNV-1a 64 over the outputs, NaNs made canonical               */
+/* ------------------------------------------------------------------ */
+/* x86 makes the default NaN negative (0xffc00000), ARM positive
+ * (0x7fc00000), and the two propagate NaN payloads with different
+ * priorities; every other bit of every result is IEEE-defined, so the
+ * digest hashes every NaN as 0x7fc00000 and everything else as it is. */
+typedef struct fnv { uint64_t h; } fnv;
+static void fnv_byte(fnv *f, unsigned char b) { f->h = (f->h ^ b) * 0x100000001b3ULL; }
+static void fnv_u32(fnv *f, uint32_t u) {
+    for (int k = 0; k < 4; k++)
+        fnv_byte(f, (unsigned char)(u >> (8 * k)));
+}
+
+static void digest_run(fnv *f, const ccase *c, const run *r) {
+    fnv_u32(f, (uint32_t)c->k);
+    fnv_u32(f, (uint32_t)c->n);
+    fnv_u32(f, (uint32_t)c->count);
+    for (int k = 0; k < r->nst; k++)
+        fnv_u32(f, (uint32_t)r->st[k]);
+    for (int a = 0; a < A_COUNT; a++) {
+        if (!c->used[a] || !c->is_out[a]) continue;
+        size_t es = elem_size(a), ne = c->bytes[a] / es;
+        fnv_u32(f, (uint32_t)a);
+        for (size_t i = 0; i < ne; i++) {
+            uint32_t u = elem_bits(data(c, r, a), a, i);
+            if (atype(a) == T_F32 && (u & 0x7fffffffu) > 0x7f800000u)
+                u = 0x7fc00000u;
+            if (es == 1) fnv_byte(f, (unsigned char)u);
+            else fnv_u32(f, u);
+        }
+    }
+}
+
+/* sizes of the digest corpus: every case k of a kernel takes these */
+static const long digest_n[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100,
+                                1000, 4099, 13, 37, 50, 77, 99, 6, 11, 24, 40, 48, 57, 71, 83, 91,
+                                20, 28, 45, 60, 96};
+static const long digest_count[] = {0, 1, 2, 3, 4, 5, 8, 16, 17, 33, 70, 1000, 7, 12, 24, 40, 64, 9,
+                                    10, 2, 6, 31, 48, 69, 20, 11, 3, 1, 50, 66, 27, 14, 38, 44, 1000,
+                                    60, 5, 18, 22, 35};
+_Static_assert(sizeof digest_n / sizeof digest_n[0] == DIGEST_CASES, "digest sizes");
+_Static_assert(sizeof digest_count / sizeof digest_count[0] == DIGEST_CASES, "digest counts");
+
+/* ------------------------------------------------------------------ */
+/* Command line                                                         */
+/* ------------------------------------------------------------------ */
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]] [--kernel=SUBSTR[,SUBSTR]]\n"
+            "                [--verbose] [--list] [--digest [--expect=0xHEX]]\n"
+            "kernels:");
+    for (int k = 0; k < NKERNELS; k++)
+        fprintf(f, " %s", kernels[k].name);
+    fprintf(f, "\nvariants: scalar sse41 avx2 avx512 neon\n");
+}
+
+static int starts(const char *arg, const char *opt, const char **val) {
+    size_t l = strlen(opt);
+    if (strncmp(arg, opt, l) == 0 && arg[l] == '=') {
+        *val = arg + l + 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out) {
+    char *end;
+    if (!*s) return 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end) return 0;
+    *out = v;
+    return 1;
+}
+
+/* does the comma-separated list of substrings match this kernel? */
+static int kernel_selected(const char *list, const kdesc *kd) {
+    if (!list) return 1;
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        char buf[64];
+        if (l && l < sizeof buf) {
+            memcpy(buf, p, l);
+            buf[l] = 0;
+            if (strstr(kd->name, buf) || (kd->alias && strstr(kd->alias, buf)))
+                return 1;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static const char *isa_state(rp_isa i) {
+    unsigned bit = 1u << i;
+    if (rp_isa_native() & bit) return "native";
+    if (rp_isa_runnable() & bit) return "emulated";
+    return "unavailable";
+}
+
+int main(int argc, char **argv) {
+    uint64_t seed = 0, iterations = 100;
+    int have_seed = 0, list = 0, digest = 0, verbose = 0;
+    const char *isa_list = NULL, *kernel_list = NULL, *val;
+    uint64_t expect = 0;
+    int have_expect = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (starts(a, "--seed", &val)) {
+            if (!parse_u64(val, &seed)) { fprintf(stderr, "rp_check: bad seed '%s'\n", val); return 2; }
+            have_seed = 1;
+        } else if (starts(a, "--iterations", &val)) {
+            if (!parse_u64(val, &iterations)) { fprintf(stderr, "rp_check: bad iterations '%s'\n", val); return 2; }
+        } else if (starts(a, "--isa", &val)) {
+            isa_list = val;
+        } else if (starts(a, "--kernel", &val) || starts(a, "--function", &val) || starts(a, "--test", &val)) {
+            kernel_list = val;
+        } else if (starts(a, "--expect", &val)) {
+            if (!parse_u64(val, &expect)) { fprintf(stderr, "rp_check: bad digest '%s'\n", val); return 2; }
+            have_expect = 1;
+        } else if (!strcmp(a, "--list")) {
+            list = 1;
+        } else if (!strcmp(a, "--digest")) {
+            digest = 1;
+        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+            verbose = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "rp_check: unknown argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+
+    if (list) {
+        for (int i = 0; i < RP_ISA_COUNT; i++)
+            if (rp_isa_compiled() & (1u << i))
+                printf("%-7s %s\n", rp_isa_name((rp_isa)i), isa_state((rp_isa)i));
+        return 0;
+    }
+
+    /* the variants to run, in rp_isa order */
+    rp_isa isas[RP_ISA_COUNT];
+    int nisa = 0;
+    if (isa_list) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", isa_list);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            rp_isa i;
+            if (rp_isa_from_name(tok, &i) != RP_OK || i == RP_ISA_AUTO) {
+                fprintf(stderr, "rp_check: unknown variant '%s'\n", tok);
+                usage(stderr);
+                return 2;
+            }
+            if (!(rp_isa_runnable() & (1u << i))) {
+                printf("rp_check: %s is %s here: skipped\n", tok,
+                       rp_isa_compiled() & (1u << i) ? "unavailable" : "not compiled in");
+                continue;
+            }
+            int dup = 0;
+            for (int q = 0; q < nisa; q++) dup |= isas[q] == i;
+            if (!dup) isas[nisa++] = i;
+        }
+    } else {
+        for (int i = 0; i < RP_ISA_COUNT; i++)
+            if (rp_isa_runnable() & (1u << i))
+                isas[nisa++] = (rp_isa)i;
+    }
+    int any_kernel = 0;
+    for (int k = 0; k < NKERNELS; k++)
+        any_kernel |= kernel_selected(kernel_list, &kernels[k]);
+    if (!any_kernel) {
+        fprintf(stderr, "rp_check: no kernel matches '%s'\n", kernel_list);
+        usage(stderr);
+        return 2;
+    }
+
+    if (digest) {
+        uint64_t first = 0;
+        int disagree = 0;
+        printf("rp_check: digest over %d cases per kernel, corpus seed=%" PRIu64 "\n", DIGEST_CASES,
+               (uint64_t)DIGEST_SEED);
+        for (int v = 0; v < nisa; v++) {
+            fnv f = {0xcbf29ce484222325ULL};
+            for (int k = 0; k < NKERNELS; k++) {
+                if (!kernel_selected(kernel_list, &kernels[k])) continue;
+                for (int it = 0; it < DIGEST_CASES; it++) {
+                    ccase c;
+                    run r;
+                    gen_case(&c, k, DIGEST_SEED, (uint64_t)it, digest_n[it], digest_count[it]);
+                    run_case(&c, &r, isas[v]);
+                    digest_run(&f, &c, &r);
+                    if (check_integrity(&c, &r, rp_isa_name(isas[v]), 1)) {
+                        printf("  (%s, case %d)\n", kernels[k].name, it);
+                        f.h ^= 1; /* poison: damage must show */
+                        disagree = 1;
+                    }
+                    run_free(&r);
+                    case_free(&c);
+                }
+            }
+            printf("digest %s 0x%016" PRIx64 "\n", rp_isa_name(isas[v]), f.h);
+            if (v == 0) first = f.h;
+            else if (f.h != first) disagree = 1;
+            if (have_expect && f.h != expect) {
+                printf("rp_check: %s digest differs from the expected 0x%016" PRIx64 "\n",
+                       rp_isa_name(isas[v]), expect);
+                disagree = 1;
+            }
+        }
+        rp_set_isa(RP_ISA_AUTO);
+        printf("%s\n", disagree ? "digest: MISMATCH" : "digest: all variants agree");
+        return disagree ? 1 : 0;
+    }
+
+    if (!have_seed) {
+        int local;
+        seed = (uint64_t)time(NULL) ^ ((uint64_t)(uintptr_t)&local >> 4);
+        seed &= 0xffffffffu; /* short enough to type */
+    }
+    printf("rp_check: seed=%" PRIu64 "\n", seed);
+    fflush(stdout);
+
+    unsigned long passed = 0, failed = 0;
+    unsigned long vfail[RP_ISA_COUNT] = {0}, vpass[RP_ISA_COUNT] = {0};
+    for (int k = 0; k < NKERNELS; k++) {
+        if (!kernel_selected(kernel_list, &kernels[k])) continue;
+        unsigned long kf[RP_ISA_COUNT] = {0};
+        for (uint64_t it = 0; it < iterations; it++) {
+            ccase c;
+            run ref;
+            gen_case(&c, k, seed, it, -1, -1);
+            run_case(&c, &ref, RP_ISA_SCALAR);
+            if (verbose) {
+                printf("%s", kernels[k].name);
+                describe_case(&c);
+            }
+            for (int v = 0; v < nisa; v++) {
+                run var;
+                run_case(&c, &var, isas[v]);
+                int bad = runs_differ(&c, &ref, &var) || check_integrity(&c, &var, "x", 0) ||
+                          check_integrity(&c, &ref, "x", 0);
+                if (bad) {
+                    failed++;
+                    kf[isas[v]]++;
+                    vfail[isas[v]]++;
+                    if (printed_reports < MAX_REPORTS) {
+                        printed_reports++;
+                        report(&c, &ref, &var, isas[v], seed);
+                    } else if (printed_reports == MAX_REPORTS) {
+                        printed_reports++;
+                        printf("(further failures are counted, not printed)\n");
+                    }
+                } else {
+                    passed++;
+                    vpass[isas[v]]++;
+                }
+                run_free(&var);
+            }
+            run_free(&ref);
+            case_free(&c);
+        }
+        printf("  %-24s", kernels[k].name);
+        for (int v = 0; v < nisa; v++)
+            printf(" %s:%s", rp_isa_name(isas[v]), kf[isas[v]] ? "FAILED" : "ok");
+        printf("\n");
+        fflush(stdout);
+    }
+    rp_set_isa(RP_ISA_AUTO);
+    for (int v = 0; v < nisa; v++)
+        printf("%s %-7s (%s): %lu passed, %lu failed\n", vfail[isas[v]] ? "[FAILED]" : "[OK]    ",
+               rp_isa_name(isas[v]), isa_state(isas[v]), vpass[isas[v]], vfail[isas[v]]);
+    printf("%lu passed, %lu failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
