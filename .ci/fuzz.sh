@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# .ci/fuzz.sh - differential fuzzing with libFuzzer: every runnable variant
+# against the scalar reference, bit for bit (tests/fuzz/rp_fuzz.c).
+#
+# Builds build-fuzz/ with clang: the whole library with ASan + UBSan and
+# -fsanitize=fuzzer-no-link (coverage feedback from inside the kernels, and
+# ASan reports for a vector tail that reads past an array), rp_fuzz itself
+# with -fsanitize=fuzzer,address,undefined.  Then replays the seed corpus
+# and the regression inputs, and fuzzes for FUZZ_SECONDS (default 60)
+# starting from a copy of the corpus.  A failing input is saved under
+# build-fuzz/artifacts/; copy it to tests/fuzz/regressions/ once fixed.
+#
+# Environment: FUZZ_SECONDS (default 60), FUZZ_JOBS (parallel fuzzing
+# processes, default 1), FUZZ_ARGS (extra libFuzzer flags), RP_MESON_ARGS
+# (extra meson options).
+#
+# apt packages: clang-14 (clang), libclang-rt-14-dev (libFuzzer and the
+#   sanitizer runtimes; only "recommended" by clang, so install it
+#   explicitly), meson, ninja-build, libsimde-dev, python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD=build-fuzz
+SECONDS_TO_FUZZ=${FUZZ_SECONDS:-60}
+JOBS=${FUZZ_JOBS:-1}
+CLANG=${CC:-}
+if [ -z "$CLANG" ] || ! "$CLANG" --version 2>/dev/null | grep -q clang; then
+  CLANG=$(command -v clang || command -v clang-14 || true)
+fi
+[ -n "$CLANG" ] || { echo "fuzz: clang not found (apt-get install clang-14 libclang-rt-14-dev)"; exit 1; }
+t0=$SECONDS
+
+# A SIMD variant whose source is not in the tree yet is disabled (loudly).
+variant_args=()
+for v in sse41:sse/kernels_sse41.c avx2:avx2/kernels_avx2.c \
+         avx512:avx512/kernels_avx512.c neon:neon/kernels_neon.c; do
+  if [ ! -f "src/${v#*:}" ]; then
+    echo "fuzz: NOTE: src/${v#*:} does not exist: building with -D${v%%:*}=disabled"
+    variant_args+=("-D${v%%:*}=disabled")
+  fi
+done
+
+opts=(-Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+      "-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer"
+      -Dbench=disabled "${variant_args[@]}")
+# shellcheck disable=SC2206
+[ -n "${RP_MESON_ARGS:-}" ] && opts+=(${RP_MESON_ARGS})
+
+echo "fuzz: configuring $BUILD with $CLANG: ${opts[*]}"
+if [ -f "$BUILD/build.ninja" ]; then
+  meson setup --reconfigure "$BUILD" "${opts[@]}" >"$BUILD/setup.log" 2>&1 ||
+    { cat "$BUILD/setup.log"; exit 1; }
+else
+  mkdir -p "$BUILD"
+  CC="$CLANG" meson setup "$BUILD" "${opts[@]}" >"$BUILD.setup.log" 2>&1 ||
+    { cat "$BUILD.setup.log"; exit 1; }
+  mv "$BUILD.setup.log" "$BUILD/setup.log"
+fi
+echo "fuzz: building rp_fuzz and rp_fuzz_replay"
+ninja -C "$BUILD" -j2 tests/fuzz/rp_fuzz tests/fuzz/rp_fuzz_replay
+[ -x "$BUILD/tests/fuzz/rp_fuzz" ] || { echo "fuzz: rp_fuzz was not built (is libclang-rt-14-dev installed?)"; exit 1; }
+
+export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+echo "fuzz: replaying tests/fuzz/corpus and tests/fuzz/regressions (instrumented)"
+"$BUILD/tests/fuzz/rp_fuzz" -runs=0 tests/fuzz/corpus tests/fuzz/regressions 2>&1 |
+  grep -E 'INITED|DONE|ERROR|SUMMARY|rp_fuzz' || true
+"$BUILD/tests/fuzz/rp_fuzz_replay" tests/fuzz/corpus tests/fuzz/regressions
+
+work="$BUILD/corpus"
+mkdir -p "$work" "$BUILD/artifacts"
+cp -n tests/fuzz/corpus/* "$work/" 2>/dev/null || true
+echo "fuzz: fuzzing for ${SECONDS_TO_FUZZ}s ($JOBS job(s)); working corpus $work"
+log="$BUILD/fuzz.log"
+set +e
+fargs=(-max_total_time="$SECONDS_TO_FUZZ" -print_final_stats=1 -timeout=30
+       -rss_limit_mb=4096 -artifact_prefix="$BUILD/artifacts/")
+[ "$JOBS" -gt 1 ] && fargs+=(-fork="$JOBS")
+# shellcheck disable=SC2206
+[ -n "${FUZZ_ARGS:-}" ] && fargs+=(${FUZZ_ARGS})
+echo "fuzz: $BUILD/tests/fuzz/rp_fuzz ${fargs[*]} $work"
+"$BUILD/tests/fuzz/rp_fuzz" "${fargs[@]}" "$work" >"$log" 2>&1
+rc=$?
+set -e
+grep -E '^#[0-9]+ +(DONE|INITED)|stat::|ERROR|SUMMARY|rp_fuzz' "$log" | tail -25
+if [ $rc -ne 0 ]; then
+  echo "fuzz: FAILED (exit $rc); last lines of $log:"
+  tail -60 "$log"
+  ls -l "$BUILD/artifacts/" || true
+  exit 1
+fi
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+echo "fuzz: ok: ${execs:-?} executions in ${SECONDS_TO_FUZZ}s, no mismatch, no sanitizer report ($((SECONDS - t0)) s total)"

@@ -1,0 +1,662 @@
+/*
+ * rp_fuzz.c - differential fuzzer for raypack's batch kernels.  It turns
+ * arbitrary bytes into one test case (a kernel, a ray batch, primitives, an
+ * active mask, pre-filled hit records and outputs, pointer offsets, flags,
+ * index_base, a number of chunks) and runs it, through the public API, once
+ * per variant in rp_isa_runnable() on private copies of the same inputs.
+ * Every variant must reproduce RP_ISA_SCALAR bit for bit: statuses, every
+ * output (hit, tnear, tfar, occluded, rays.tmax, hits t/u/v/prim and the
+ * normals computed afterwards), and it must leave every input untouched and
+ * never touch the guard bytes around any array.  Under AddressSanitizer the
+ * guards are also poisoned, so a vector tail that merely *reads* one element
+ * past an array is reported at the faulting load.  On a mismatch the case
+ * is printed (hex floats) and the process aborts, which libFuzzer turns into
+ * a saved crash file.
+ *
+ * Input format (bytes past the end of the input come from a PRNG seeded by
+ * a hash of the whole input, so a few bytes can describe a large batch):
+ *   b0  kernel % 6: intersect_aabb, closest_aabb, closest_triangle,
+ *       occluded_triangle, closest_sphere, closest_plane
+ *   b1  rays n = b1 % 101          b2  primitives count = b2 % 33
+ *   b3  bit0 active mask, bit1 RP_CULL_BACKFACE, bit2 tnear NULL,
+ *       bit3 tfar NULL, bit4 pre-filled hit records, bit5 tmin = 0 and
+ *       tmax = +inf instead of values from the stream, bits 6-7 chunks - 1
+ *       (primitives are fed in that many consecutive calls, index_base
+ *       advancing, as the API allows)
+ *   b4  low nibble: offset in elements of the ray and primitive arrays from
+ *       a 64-byte boundary; high nibble: same for the outputs
+ *   b5  bits 0-4: index_base = u32(b6..b9) >> bits; bits 5-6 NaN mode
+ *       (1: every ray float NaN, 2: every primitive float NaN, 3: rays,
+ *       primitives and records all NaN); bit 7: aim rays at primitives
+ *   b6..b9  index_base (little endian, shifted as above)
+ *   then values: primitives, rays, active bytes, hit records, outputs.
+ * A value is one byte c: c < 48 a special value (zeros, infinities, NaNs
+ * with several payloads, denormals, extremes), c < 112 a multiple of 0.25 in
+ * [-8, 8) (exact ties and origins on faces), c < 160 a repeat of one of the
+ * last 16 values, c < 208 two more bytes as a value in [-16, 16), else four
+ * more bytes as raw float bits.  tests/fuzz/make_corpus.py writes seeds.
+ *
+ * Environment: RP_FUZZ_VERBOSE=1 prints one line per case.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RP_FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(RP_FUZZ_ASAN)
+#define RP_FUZZ_ASAN 1
+#endif
+
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef RP_FUZZ_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+#include "raypack.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { K_INTERSECT_AABB, K_CLOSEST_AABB, K_CLOSEST_TRIANGLE, K_OCCLUDED_TRIANGLE,
+       K_CLOSEST_SPHERE, K_CLOSEST_PLANE, K_COUNT };
+static const char *const kernel_names[K_COUNT] = {
+    "intersect_aabb", "closest_aabb", "closest_triangle", "occluded_triangle",
+    "closest_sphere", "closest_plane"};
+/* floats per primitive, by kernel */
+static const size_t prim_floats[K_COUNT] = {6, 6, 9, 9, 4, 4};
+
+#define MAX_N 100
+#define MAX_COUNT 32
+#define MAX_CHUNKS 4
+
+/* ------------------------------------------------------------------ */
+/* Arrays: one slot per array the kernels see                          */
+/* ------------------------------------------------------------------ */
+enum {
+    S_OX, S_OY, S_OZ, S_DX, S_DY, S_DZ, S_TMIN, S_TMAX, S_RDX, S_RDY, S_RDZ,
+    S_ACTIVE, S_PRIMS,
+    S_HT, S_HU, S_HV, S_HPRIM, S_HNX, S_HNY, S_HNZ,
+    S_HIT, S_TNEAR, S_TFAR, S_OCCLUDED,
+    S_COUNT
+};
+static const char *const slot_names[S_COUNT] = {
+    "rays.ox", "rays.oy", "rays.oz", "rays.dx", "rays.dy", "rays.dz",
+    "rays.tmin", "rays.tmax", "rays.rdx", "rays.rdy", "rays.rdz",
+    "active", "primitives",
+    "hits.t", "hits.u", "hits.v", "hits.prim", "hits.nx", "hits.ny", "hits.nz",
+    "hit", "tnear", "tfar", "occluded"};
+/* element size: bytes for masks and flags, else 4 */
+static size_t slot_elem(int s) {
+    return (s == S_ACTIVE || s == S_HIT || s == S_OCCLUDED) ? 1 : 4;
+}
+static int slot_is_output(int s) { return s >= S_HT || s == S_TMAX || (s >= S_RDX && s <= S_RDZ); }
+
+/* A test case: original contents of every slot plus the call parameters. */
+typedef struct fcase {
+    int kernel;
+    size_t n, count;
+    int use_active, tnear_null, tfar_null, prefill, std_interval, aim;
+    unsigned flags, chunks, in_off, out_off, nan_mode;
+    uint32_t index_base;
+    size_t bytes[S_COUNT];
+    unsigned char *orig[S_COUNT];
+} fcase;
+
+/* Guarded array: [lead guard][offset][data][trail guard] in one 64-aligned
+ * block; the guards hold GUARD_BYTE and are poisoned under ASan. */
+#define GUARD 64
+#define GUARD_BYTE 0xA5
+typedef struct gbuf {
+    unsigned char *block, *p;
+    size_t lead, bytes;
+} gbuf;
+
+static void gbuf_new(gbuf *g, const void *src, size_t bytes, size_t offset) {
+    g->lead = GUARD + offset;
+    g->bytes = bytes;
+    void *blk = NULL;
+    if (posix_memalign(&blk, 64, g->lead + bytes + GUARD) != 0) {
+        fprintf(stderr, "rp_fuzz: out of memory\n");
+        abort();
+    }
+    g->block = blk;
+    g->p = g->block + g->lead;
+    memset(g->block, GUARD_BYTE, g->lead);
+    if (bytes)
+        memcpy(g->p, src, bytes);
+    memset(g->p + bytes, GUARD_BYTE, GUARD);
+    POISON(g->block, g->lead);
+    POISON(g->p + bytes, GUARD);
+}
+
+/* Returns 0 if both guards are intact, else prints which one was hit. */
+static int gbuf_check_free(gbuf *g, const char *name, const char *isa) {
+    int bad = 0;
+    UNPOISON(g->block, g->lead);
+    UNPOISON(g->p + g->bytes, GUARD);
+    for (size_t i = 0; i < g->lead; i++)
+        if (g->block[i] != GUARD_BYTE) {
+            fprintf(stderr, "rp_fuzz: %s: wrote %zu bytes before the start of %s\n",
+                    isa, g->lead - i, name);
+            bad = 1;
+            break;
+        }
+    for (size_t i = 0; i < GUARD; i++)
+        if (g->p[g->bytes + i] != GUARD_BYTE) {
+            fprintf(stderr, "rp_fuzz: %s: wrote past the end of %s (byte %zu after it)\n",
+                    isa, name, i);
+            bad = 1;
+            break;
+        }
+    free(g->block);
+    g->block = g->p = NULL;
+    return bad;
+}
+
+/* ------------------------------------------------------------------ */
+/* Byte stream -> values                                                */
+/* ------------------------------------------------------------------ */
+typedef struct stream {
+    const uint8_t *p;
+    size_t n, i;
+    uint64_t rng;
+    float ring[16];
+    unsigned ri;
+} stream;
+
+static uint8_t next_byte(stream *s) {
+    if (s->i < s->n)
+        return s->p[s->i++];
+    /* splitmix64 */
+    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (uint8_t)(z >> 56);
+}
+
+static uint32_t next_u32(stream *s) {
+    uint32_t u = 0;
+    for (int k = 0; k < 4; k++)
+        u |= (uint32_t)next_byte(s) << (8 * k);
+    return u;
+}
+
+static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+/* Values that break careless vector code. */
+static const uint32_t specials[48] = {
+    0x00000000u, 0x80000000u, 0x3f800000u, 0xbf800000u, /* 0 -0 1 -1 */
+    0x7f800000u, 0xff800000u,                           /* +inf -inf */
+    0x7fc00000u, 0xffc00000u, 0x7fc00001u, 0x7fffffffu, /* quiet NaNs */
+    0x7f800001u, 0xff800001u, 0x7fa00000u,              /* signalling NaNs */
+    0x00000001u, 0x80000001u, 0x007fffffu, 0x807fffffu, /* denormals */
+    0x00800000u, 0x80800000u,                           /* +-FLT_MIN */
+    0x7f7fffffu, 0xff7fffffu,                           /* +-FLT_MAX */
+    0x3f000000u, 0xbf000000u, 0x40000000u, 0xc0000000u, /* +-0.5 +-2 */
+    0x3dcccccdu, 0xbdcccccdu,                           /* +-0.1 */
+    0x1e3ce508u, 0x60ad78ecu, 0x9e3ce508u, 0xe0ad78ecu, /* +-1e-20 +-1e20 */
+    0x3f800001u, 0x3f7fffffu, 0xbf800001u, 0xbf7fffffu, /* 1 +- ulp */
+    0x4b800000u, 0xcb800000u, 0x4b7fffffu,              /* 2^24 and near */
+    0x3a83126fu, 0xba83126fu,                           /* +-0.001 */
+    0x34000000u, 0xb4000000u,                           /* +-2^-23 */
+    0x5f800000u, 0x1f800000u,                           /* 2^64, 2^-64 */
+    0x42c80000u, 0xc2c80000u,                           /* +-100 */
+    0x40400000u, 0x40a00000u,                           /* 3 5 */
+};
+static const uint32_t nans[6] = {0x7fc00000u, 0xffc00000u, 0x7fc00001u,
+                                 0x7fffffffu, 0xffc12345u, 0x7fa00000u};
+
+static float next_float(stream *s) {
+    uint8_t c = next_byte(s);
+    float f;
+    if (c < 48) {
+        f = u2f(specials[c]);
+    } else if (c < 112) {
+        f = (float)((int)c - 80) * 0.25f;
+    } else if (c < 160) {
+        f = s->ring[c & 15];
+    } else if (c < 208) {
+        uint32_t lo = next_byte(s), hi = next_byte(s);
+        int16_t v = (int16_t)(uint16_t)(lo | hi << 8);
+        f = (float)v / 2048.0f;
+    } else {
+        f = u2f(next_u32(s));
+    }
+    s->ring[s->ri++ & 15] = f;
+    return f;
+}
+
+static float next_nan(stream *s) { return u2f(nans[next_byte(s) % 6]); }
+
+/* ------------------------------------------------------------------ */
+/* Parsing                                                              */
+/* ------------------------------------------------------------------ */
+static void fcase_free(fcase *c) {
+    for (int k = 0; k < S_COUNT; k++) {
+        free(c->orig[k]);
+        c->orig[k] = NULL;
+    }
+}
+
+static void *xcalloc(size_t n) {
+    void *p = calloc(n ? n : 1, 1);
+    if (!p) {
+        fprintf(stderr, "rp_fuzz: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+/* A point on or near primitive j, to aim a ray at. */
+static void aim_point(const fcase *c, const float *prims, size_t j, stream *s, float t[3]) {
+    const float *p = prims + j * prim_floats[c->kernel];
+    switch (c->kernel) {
+    case K_INTERSECT_AABB:
+    case K_CLOSEST_AABB:
+        for (int k = 0; k < 3; k++) {
+            float a = p[k], b = p[3 + k];
+            float w = (float)(next_byte(s) % 5) * 0.25f; /* corners, faces, middle */
+            t[k] = a + (b - a) * w;
+        }
+        break;
+    case K_CLOSEST_TRIANGLE:
+    case K_OCCLUDED_TRIANGLE: {
+        /* barycentric weights in quarters, sometimes on an edge or vertex */
+        float w1 = (float)(next_byte(s) % 5) * 0.25f;
+        float w2 = (float)(next_byte(s) % 5) * 0.25f;
+        float w0 = 1.0f - w1 - w2;
+        for (int k = 0; k < 3; k++)
+            t[k] = w0 * p[k] + w1 * p[3 + k] + w2 * p[6 + k];
+        break;
+    }
+    case K_CLOSEST_SPHERE:
+        for (int k = 0; k < 3; k++)
+            t[k] = p[k];
+        t[next_byte(s) % 3] += p[3] * (float)(next_byte(s) % 3) * 0.5f;
+        break;
+    default: /* plane: the point n * d */
+        for (int k = 0; k < 3; k++)
+            t[k] = p[k] * p[3];
+        break;
+    }
+}
+
+static void parse(const uint8_t *data, size_t size, fcase *c) {
+    stream s;
+    memset(&s, 0, sizeof s);
+    s.p = data;
+    s.n = size;
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the input seeds the PRNG */
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ data[i]) * 0x100000001b3ull;
+    s.rng = h;
+
+    memset(c, 0, sizeof *c);
+    uint8_t b0 = next_byte(&s), b1 = next_byte(&s), b2 = next_byte(&s);
+    uint8_t b3 = next_byte(&s), b4 = next_byte(&s), b5 = next_byte(&s);
+    uint32_t base = next_u32(&s);
+    c->kernel = b0 % K_COUNT;
+    c->n = b1 % (MAX_N + 1);
+    c->count = b2 % (MAX_COUNT + 1);
+    if (c->kernel == K_INTERSECT_AABB)
+        c->count = 1;
+    c->use_active = b3 & 1;
+    c->flags = (b3 & 2) ? RP_CULL_BACKFACE : 0;
+    c->tnear_null = (b3 >> 2) & 1;
+    c->tfar_null = (b3 >> 3) & 1;
+    c->prefill = (b3 >> 4) & 1;
+    c->std_interval = (b3 >> 5) & 1;
+    c->chunks = 1 + (b3 >> 6);
+    c->in_off = b4 & 15;
+    c->out_off = b4 >> 4;
+    c->index_base = base >> (b5 & 31);
+    c->nan_mode = (b5 >> 5) & 3;
+    c->aim = b5 >> 7;
+
+    size_t n = c->n, pf = prim_floats[c->kernel];
+    for (int k = 0; k < S_COUNT; k++) {
+        size_t elems = k == S_PRIMS ? c->count * pf : n;
+        c->bytes[k] = elems * slot_elem(k);
+        c->orig[k] = xcalloc(c->bytes[k]);
+    }
+
+    /* primitives */
+    float *prims = (float *)(void *)c->orig[S_PRIMS];
+    int nan_prims = c->nan_mode >= 2;
+    for (size_t i = 0; i < c->count * pf; i++)
+        prims[i] = nan_prims ? next_nan(&s) : next_float(&s);
+
+    /* rays */
+    int nan_rays = c->nan_mode == 1 || c->nan_mode == 3;
+    float *f[8];
+    for (int k = 0; k < 8; k++)
+        f[k] = (float *)(void *)c->orig[S_OX + k];
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            f[k][i] = nan_rays ? next_nan(&s) : next_float(&s);
+        uint8_t a = c->aim && c->count && !nan_rays ? next_byte(&s) : 255;
+        if (a < 192) {
+            float t[3];
+            aim_point(c, prims, a % c->count, &s, t);
+            for (int k = 0; k < 3; k++)
+                f[3 + k][i] = t[k] - f[k][i];
+        } else {
+            for (int k = 0; k < 3; k++)
+                f[3 + k][i] = nan_rays ? next_nan(&s) : next_float(&s);
+        }
+        if (nan_rays) {
+            f[6][i] = next_nan(&s);
+            f[7][i] = next_nan(&s);
+        } else if (c->std_interval) {
+            f[6][i] = 0.0f;
+            f[7][i] = INFINITY;
+        } else {
+            f[6][i] = next_float(&s);
+            f[7][i] = next_float(&s);
+        }
+    }
+    /* reciprocals: garbage until rp_rays_prepare() */
+    for (int k = S_RDX; k <= S_RDZ; k++)
+        memset(c->orig[k], 0x5a, c->bytes[k]);
+
+    /* active: nonzero means active, whatever the bit pattern */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t a = next_byte(&s);
+        static const uint8_t vals[8] = {0, 1, 0x80, 0xff, 2, 0x7f, 0, 0x40};
+        c->orig[S_ACTIVE][i] = (a & 8) ? a : vals[a & 7];
+    }
+
+    /* hit records: reset, or pre-filled (a record may already hold a hit) */
+    float *ht = (float *)(void *)c->orig[S_HT];
+    float *hu = (float *)(void *)c->orig[S_HU];
+    float *hv = (float *)(void *)c->orig[S_HV];
+    uint32_t *hp = (uint32_t *)(void *)c->orig[S_HPRIM];
+    float *hn[3] = {(float *)(void *)c->orig[S_HNX], (float *)(void *)c->orig[S_HNY],
+                    (float *)(void *)c->orig[S_HNZ]};
+    for (size_t i = 0; i < n; i++) {
+        if (!c->prefill) {
+            ht[i] = INFINITY;
+            hu[i] = hv[i] = 0.0f;
+            hp[i] = RP_NO_HIT;
+            hn[0][i] = hn[1][i] = hn[2][i] = 0.0f;
+            continue;
+        }
+        uint8_t p = next_byte(&s);
+        if (p < 128)
+            hp[i] = RP_NO_HIT;
+        else if (p < 224)
+            hp[i] = c->index_base + (uint32_t)(p % (c->count + 2));
+        else
+            hp[i] = next_u32(&s);
+        int nan_rec = c->nan_mode == 3;
+        ht[i] = nan_rec ? next_nan(&s) : next_float(&s);
+        hu[i] = next_float(&s);
+        hv[i] = next_float(&s);
+        for (int k = 0; k < 3; k++)
+            hn[k][i] = next_float(&s);
+    }
+
+    /* outputs of the mask kernels: whatever was there before */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t o = next_byte(&s);
+        c->orig[S_OCCLUDED][i] = o < 128 ? 0 : o < 192 ? 1 : o;
+        c->orig[S_HIT][i] = 0xcc;
+    }
+    memset(c->orig[S_TNEAR], 0x3c, c->bytes[S_TNEAR]);
+    memset(c->orig[S_TFAR], 0xc3, c->bytes[S_TFAR]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Running one variant                                                  */
+/* ------------------------------------------------------------------ */
+#define MAX_CALLS (MAX_CHUNKS + 2)
+typedef struct result {
+    gbuf g[S_COUNT];
+    rp_status st[MAX_CALLS];
+    int ncalls;
+} result;
+
+static void run(const fcase *c, rp_isa isa, result *r) {
+    memset(r, 0, sizeof *r);
+    rp_status s = rp_set_isa(isa);
+    if (s != RP_OK) {
+        fprintf(stderr, "rp_fuzz: rp_set_isa(%s) failed: %s\n", rp_isa_name(isa),
+                rp_status_string(s));
+        abort();
+    }
+    for (int k = 0; k < S_COUNT; k++)
+        gbuf_new(&r->g[k], c->orig[k], c->bytes[k],
+                 (slot_is_output(k) ? c->out_off : c->in_off) * slot_elem(k));
+
+    rp_rays rays;
+    memset(&rays, 0, sizeof rays);
+    rays.n = c->n;
+    float **rf[11] = {&rays.ox, &rays.oy, &rays.oz, &rays.dx, &rays.dy, &rays.dz,
+                      &rays.tmin, &rays.tmax, &rays.rdx, &rays.rdy, &rays.rdz};
+    for (int k = 0; k < 11; k++)
+        *rf[k] = (float *)(void *)r->g[S_OX + k].p;
+    rp_hits hits;
+    memset(&hits, 0, sizeof hits);
+    hits.n = c->n;
+    hits.t = (float *)(void *)r->g[S_HT].p;
+    hits.u = (float *)(void *)r->g[S_HU].p;
+    hits.v = (float *)(void *)r->g[S_HV].p;
+    hits.prim = (uint32_t *)(void *)r->g[S_HPRIM].p;
+    hits.nx = (float *)(void *)r->g[S_HNX].p;
+    hits.ny = (float *)(void *)r->g[S_HNY].p;
+    hits.nz = (float *)(void *)r->g[S_HNZ].p;
+    const uint8_t *active = c->use_active ? r->g[S_ACTIVE].p : NULL;
+    const unsigned char *prims = r->g[S_PRIMS].p;
+    size_t esz = prim_floats[c->kernel] * sizeof(float);
+
+    r->st[r->ncalls++] = rp_rays_prepare(&rays);
+
+    if (c->kernel == K_INTERSECT_AABB) {
+        r->st[r->ncalls++] = rp_intersect_aabb(
+            &rays, active, (const rp_aabb *)(const void *)prims, r->g[S_HIT].p,
+            c->tnear_null ? NULL : (float *)(void *)r->g[S_TNEAR].p,
+            c->tfar_null ? NULL : (float *)(void *)r->g[S_TFAR].p);
+        return;
+    }
+    for (unsigned ch = 0; ch < c->chunks; ch++) {
+        size_t lo = c->count * ch / c->chunks, hi = c->count * (ch + 1) / c->chunks;
+        const void *p = prims + lo * esz;
+        size_t cnt = hi - lo;
+        uint32_t base = c->index_base + (uint32_t)lo;
+        switch (c->kernel) {
+        case K_CLOSEST_AABB:
+            s = rp_closest_aabb(&rays, active, p, cnt, base, &hits);
+            break;
+        case K_CLOSEST_TRIANGLE:
+            s = rp_closest_triangle(&rays, active, p, cnt, base, c->flags, &hits);
+            break;
+        case K_OCCLUDED_TRIANGLE:
+            s = rp_occluded_triangle(&rays, active, p, cnt, c->flags, r->g[S_OCCLUDED].p);
+            break;
+        case K_CLOSEST_SPHERE:
+            s = rp_closest_sphere(&rays, active, p, cnt, base, &hits);
+            break;
+        default:
+            s = rp_closest_plane(&rays, active, p, cnt, base, &hits);
+            break;
+        }
+        r->st[r->ncalls++] = s;
+    }
+    /* normals are scalar for every variant but read what the kernel wrote */
+    const void *p = prims;
+    switch (c->kernel) {
+    case K_CLOSEST_AABB:
+        s = rp_hits_normals_aabb(&rays, &hits, p, c->count, c->index_base);
+        break;
+    case K_CLOSEST_TRIANGLE:
+        s = rp_hits_normals_triangle(&rays, &hits, p, c->count, c->index_base);
+        break;
+    case K_CLOSEST_SPHERE:
+        s = rp_hits_normals_sphere(&rays, &hits, p, c->count, c->index_base);
+        break;
+    case K_CLOSEST_PLANE:
+        s = rp_hits_normals_plane(&rays, &hits, p, c->count, c->index_base);
+        break;
+    default:
+        return;
+    }
+    r->st[r->ncalls++] = s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reporting                                                            */
+/* ------------------------------------------------------------------ */
+static void print_float(const char *name, const unsigned char *p) {
+    uint32_t u;
+    memcpy(&u, p, 4);
+    fprintf(stderr, " %s=%a(0x%08x)", name, (double)u2f(u), u);
+}
+
+static void print_case(const fcase *c) {
+    fprintf(stderr,
+            "rp_fuzz case: kernel=%s n=%zu count=%zu chunks=%u flags=%u index_base=%u "
+            "active=%s tnear=%s tfar=%s prefill=%d std_interval=%d aim=%d nan_mode=%u "
+            "in_off=%u out_off=%u\n",
+            kernel_names[c->kernel], c->n, c->count, c->chunks, c->flags, c->index_base,
+            c->use_active ? "mask" : "NULL", c->tnear_null ? "NULL" : "array",
+            c->tfar_null ? "NULL" : "array", c->prefill, c->std_interval, c->aim,
+            c->nan_mode, c->in_off, c->out_off);
+    size_t pf = prim_floats[c->kernel];
+    for (size_t j = 0; j < c->count; j++) {
+        fprintf(stderr, "  prim %zu:", j);
+        for (size_t k = 0; k < pf; k++) {
+            char nm[24];
+            snprintf(nm, sizeof nm, "p%zu", k);
+            print_float(nm, c->orig[S_PRIMS] + (j * pf + k) * 4);
+        }
+        fprintf(stderr, "\n");
+    }
+}
+
+static void print_ray(const fcase *c, size_t i) {
+    fprintf(stderr, "  ray %zu inputs:", i);
+    for (int k = S_OX; k <= S_TMAX; k++)
+        print_float(slot_names[k] + 5, c->orig[k] + i * 4);
+    fprintf(stderr, " active=%u\n  ray %zu record before:", c->orig[S_ACTIVE][i], i);
+    for (int k = S_HT; k <= S_HNZ; k++)
+        print_float(slot_names[k] + 5, c->orig[k] + i * 4);
+    fprintf(stderr, " occluded=%u\n", c->orig[S_OCCLUDED][i]);
+}
+
+/* Compares variant b to the scalar result a; returns the number of
+ * differences printed. */
+static int compare(const fcase *c, const result *a, const result *b, rp_isa isa) {
+    int bad = 0;
+    const char *name = rp_isa_name(isa);
+    for (int k = 0; k < a->ncalls || k < b->ncalls; k++)
+        if (k >= a->ncalls || k >= b->ncalls || a->st[k] != b->st[k]) {
+            fprintf(stderr, "rp_fuzz: call %d returned %d (%s) on scalar but %d (%s) on %s\n",
+                    k, k < a->ncalls ? (int)a->st[k] : -1,
+                    k < a->ncalls ? rp_status_string(a->st[k]) : "-",
+                    k < b->ncalls ? (int)b->st[k] : -1,
+                    k < b->ncalls ? rp_status_string(b->st[k]) : "-", name);
+            bad++;
+        }
+    for (int k = 0; k < S_COUNT; k++) {
+        size_t el = slot_elem(k), shown = 0;
+        if (!memcmp(a->g[k].p, b->g[k].p, c->bytes[k]))
+            continue;
+        for (size_t i = 0; i * el < c->bytes[k] && shown < 4; i++) {
+            const unsigned char *x = a->g[k].p + i * el, *y = b->g[k].p + i * el;
+            if (!memcmp(x, y, el))
+                continue;
+            shown++;
+            bad++;
+            if (el == 1) {
+                fprintf(stderr, "rp_fuzz: %s[%zu]: scalar %u, %s %u\n", slot_names[k], i,
+                        *x, name, *y);
+            } else {
+                uint32_t ux, uy;
+                memcpy(&ux, x, 4);
+                memcpy(&uy, y, 4);
+                fprintf(stderr, "rp_fuzz: %s[%zu]: scalar %a (0x%08x), %s %a (0x%08x)\n",
+                        slot_names[k], i, (double)u2f(ux), ux, name, (double)u2f(uy), uy);
+            }
+            if (k != S_PRIMS)
+                print_ray(c, i);
+        }
+        if (!slot_is_output(k))
+            fprintf(stderr, "rp_fuzz: %s changed an input array (%s)\n", name, slot_names[k]);
+    }
+    return bad;
+}
+
+static int free_result(result *r, rp_isa isa) {
+    int bad = 0;
+    for (int k = 0; k < S_COUNT; k++)
+        bad |= gbuf_check_free(&r->g[k], slot_names[k], rp_isa_name(isa));
+    return bad;
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry point                                                          */
+/* ------------------------------------------------------------------ */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static unsigned runnable;
+    static int verbose = -1;
+    if (verbose < 0) {
+        const char *e = getenv("RP_FUZZ_VERBOSE");
+        verbose = e && *e == '1';
+        runnable = rp_isa_runnable();
+        fprintf(stderr, "rp_fuzz: comparing against scalar:");
+        for (int isa = RP_ISA_SCALAR + 1; isa < RP_ISA_COUNT; isa++)
+            if (runnable & (1u << isa))
+                fprintf(stderr, " %s", rp_isa_name((rp_isa)isa));
+        fprintf(stderr, runnable >> 1 ? "\n" : " (no other variant is runnable)\n");
+    }
+    fcase c;
+    parse(data, size, &c);
+    if (verbose)
+        print_case(&c);
+
+    result ref, var;
+    run(&c, RP_ISA_SCALAR, &ref);
+    int bad = 0;
+    for (int isa = RP_ISA_SCALAR + 1; isa < RP_ISA_COUNT && !bad; isa++) {
+        if (!(runnable & (1u << isa)))
+            continue;
+        run(&c, (rp_isa)isa, &var);
+        bad = compare(&c, &ref, &var, (rp_isa)isa);
+        if (free_result(&var, (rp_isa)isa))
+            bad++;
+        if (bad)
+            fprintf(stderr, "rp_fuzz: %s differs from scalar (or broke a guard)\n",
+                    rp_isa_name((rp_isa)isa));
+    }
+    if (free_result(&ref, RP_ISA_SCALAR))
+        bad++;
+    /* Sanity of the reference itself: every status must be RP_OK except
+     * RP_ERR_COUNT for an index_base that leaves no room for count. */
+    for (int k = 0; k < ref.ncalls; k++)
+        if (ref.st[k] != RP_OK && ref.st[k] != RP_ERR_COUNT) {
+            fprintf(stderr, "rp_fuzz: call %d returned %s on a valid case\n", k,
+                    rp_status_string(ref.st[k]));
+            bad++;
+        }
+    if (bad) {
+        print_case(&c);
+        fflush(stderr);
+        abort();
+    }
+    fcase_free(&c);
+    rp_set_isa(RP_ISA_AUTO);
+    return 0;
+}
