@@ -1,0 +1,646 @@
+/*
+ * kernels.h - the one template of raypack's SIMD kernels: every batch loop of
+ * every SIMD variant, written once against a small vector layer that each
+ * ISA file (src/sse, src/avx2, src/avx512, src/neon) defines before it
+ * includes this file.  Every lane performs exactly the IEEE operations of the
+ * scalar reference (src/scalar/ref.h) in the same order, so the variants
+ * return the reference's results bit for bit.  Two shapes give the same
+ * results: ray packets (W rays per step, each primitive broadcast; used when
+ * n >= W) and one ray against W primitives per step (loaded by strided
+ * gathers, the lanes then resolved in index order; used when n < W, e.g.
+ * picking).  Partial blocks (of rays or of primitives) go through small
+ * zero-padded stack copies, so nothing outside the caller's arrays is ever
+ * read or written.  This file contains no intrinsics.
+ *
+ * The vector layer (static inline functions of the ISA file):
+ *   types  vf (W floats), vi (W uint32), vm (a W-lane mask); V_W (= W);
+ *          RP_SIMD_ISA (rp_isa value) and RP_SIMD_TABLE (the table's name)
+ *   vf     vf_set1, vf_loadu, vf_storeu (4-byte aligned pointers suffice),
+ *          vf_add, vf_sub, vf_mul, vf_div, vf_sqrt (correctly rounded),
+ *          vf_neg and vf_xorsign(a, s) (sign-bit operations, exact),
+ *          vf_min(a, b) = a < b ? a : b, vf_max(a, b) = a > b ? a : b,
+ *          vf_lt, vf_le, vf_gt, vf_ge, vf_eq (ordered), vf_neq (true for NaN
+ *          like C's !=), vf_select(m, a, b) = m ? a : b,
+ *          vf_gather(p, s) = {p[0], p[s], ..., p[(W-1)*s]}
+ *   vi     vi_set1, vi_loadu, vi_storeu, vi_eq, vi_select(m, a, b)
+ *   vm     m_and, m_or, m_andnot(a, b) = a & ~b, m_any, m_bits (bit k =
+ *          lane k), m_lanes(k) (lanes 0..k-1 set, 0 <= k <= W),
+ *          m_from_bytes(p) (lane k set iff p[k] != 0, reads W bytes),
+ *          m_store01(p, m) (writes W bytes 0 or 1)
+ */
+#ifndef V_W
+#error "src/simd/kernels.h is included by an ISA file after its vector layer"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+#if defined(__GNUC__)
+/* the kernels pass the primitive kind as a constant: inlining folds it */
+#define RP_INLINE static inline __attribute__((always_inline))
+#else
+#define RP_INLINE static inline
+#endif
+
+/* Primitives are read as arrays of floats: field k of primitive j is
+ * ((const float *)prims)[j * K_FLOATS(kind) + k]. */
+enum { K_BOX, K_TRI, K_SPH, K_PLN };
+#define K_FLOATS(kind) ((kind) == K_BOX ? 6 : (kind) == K_TRI ? 9 : 4)
+#define K_MAX_FLOATS 9
+_Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
+_Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
+_Static_assert(sizeof(rp_sphere) == 4 * sizeof(float), "rp_sphere is 4 floats");
+_Static_assert(sizeof(rp_plane) == 4 * sizeof(float), "rp_plane is 4 floats");
+
+#define V_ALL ((1u << V_W) - 1u) /* m_bits of a full mask */
+
+/* W rays: a packet, or one ray broadcast to every lane. */
+typedef struct vray {
+    vf ox, oy, oz, dx, dy, dz, rdx, rdy, rdz, tmin, tmax;
+    vm negx, negy, negz; /* rd < 0: the slab's near plane is the max one */
+} vray;
+
+/* W primitives, or one broadcast: f[k] is field k. */
+typedef struct vprim {
+    vf f[K_MAX_FLOATS];
+} vprim;
+
+/* What the division-free part of a test leaves for the t step and for the
+ * hit that is kept (triangles keep uu, vv, det for u and v). */
+typedef struct veval {
+    vf t;
+    vf det, uu, vv, tt; /* triangles */
+    vf a, b, disc;      /* spheres */
+    vf num, denom;      /* planes */
+} veval;
+
+static inline size_t min_w(size_t left) { return left < V_W ? left : V_W; }
+
+/* ------------------------------------------------------------------ */
+/* Loading blocks: a full block straight from the caller's arrays,       */
+/* a partial one (m < W lanes) through a zero-padded copy.               */
+/* ------------------------------------------------------------------ */
+
+RP_INLINE vf ld_f(const float *a, size_t i, size_t m) {
+    if (m == V_W)
+        return vf_loadu(a + i);
+    float buf[V_W] = {0};
+    memcpy(buf, a + i, m * sizeof(float));
+    return vf_loadu(buf);
+}
+
+RP_INLINE vi ld_prim_index(const uint32_t *a, size_t i, size_t m) {
+    if (m == V_W)
+        return vi_loadu(a + i);
+    uint32_t buf[V_W];
+    for (size_t k = 0; k < V_W; k++)
+        buf[k] = k < m ? a[i + k] : RP_NO_HIT;
+    return vi_loadu(buf);
+}
+
+/* Lanes that take part: active[i + k] != 0 (all when NULL) and k < m. */
+RP_INLINE vm ld_active(const uint8_t *active, size_t i, size_t m) {
+    if (!active)
+        return m_lanes(m);
+    if (m == V_W)
+        return m_from_bytes(active + i);
+    uint8_t buf[V_W] = {0};
+    memcpy(buf, active + i, m);
+    return m_from_bytes(buf);
+}
+
+enum { NEED_D = 1, NEED_RD = 2 }; /* besides o, rdx, tmin, tmax */
+
+RP_INLINE void ld_rays(const rp_rays *r, size_t i, size_t m, unsigned need, vray *v) {
+    vf zero = vf_set1(0.0f);
+    v->ox = ld_f(r->ox, i, m);
+    v->oy = ld_f(r->oy, i, m);
+    v->oz = ld_f(r->oz, i, m);
+    v->rdx = ld_f(r->rdx, i, m);
+    v->tmin = ld_f(r->tmin, i, m);
+    v->tmax = ld_f(r->tmax, i, m);
+    v->dx = v->dy = v->dz = v->rdy = v->rdz = zero;
+    if (need & NEED_D) {
+        v->dx = ld_f(r->dx, i, m);
+        v->dy = ld_f(r->dy, i, m);
+        v->dz = ld_f(r->dz, i, m);
+    }
+    if (need & NEED_RD) {
+        v->rdy = ld_f(r->rdy, i, m);
+        v->rdz = ld_f(r->rdz, i, m);
+    }
+    v->negx = vf_lt(v->rdx, zero);
+    v->negy = vf_lt(v->rdy, zero);
+    v->negz = vf_lt(v->rdz, zero);
+}
+
+/* Ray i in every lane. */
+RP_INLINE void bc_ray(const rp_rays *r, size_t i, vray *v) {
+    vf zero = vf_set1(0.0f);
+    v->ox = vf_set1(r->ox[i]);
+    v->oy = vf_set1(r->oy[i]);
+    v->oz = vf_set1(r->oz[i]);
+    v->dx = vf_set1(r->dx[i]);
+    v->dy = vf_set1(r->dy[i]);
+    v->dz = vf_set1(r->dz[i]);
+    v->rdx = vf_set1(r->rdx[i]);
+    v->rdy = vf_set1(r->rdy[i]);
+    v->rdz = vf_set1(r->rdz[i]);
+    v->tmin = vf_set1(r->tmin[i]);
+    v->tmax = vf_set1(r->tmax[i]);
+    v->negx = vf_lt(v->rdx, zero);
+    v->negy = vf_lt(v->rdy, zero);
+    v->negz = vf_lt(v->rdz, zero);
+}
+
+/* One primitive in every lane. */
+RP_INLINE void bc_prim(const float *p, int nf, vprim *v) {
+    for (int k = 0; k < nf; k++)
+        v->f[k] = vf_set1(p[k]);
+}
+
+/* Primitives p[0 .. m-1] (m <= W) in lanes 0 .. m-1; returns those lanes. */
+RP_INLINE vm ld_prims(const float *p, int nf, size_t m, vprim *v) {
+    if (m == V_W) {
+        for (int k = 0; k < nf; k++)
+            v->f[k] = vf_gather(p + k, nf);
+        return m_lanes(V_W);
+    }
+    float buf[V_W * K_MAX_FLOATS] = {0};
+    memcpy(buf, p, m * (size_t)nf * sizeof(float));
+    for (int k = 0; k < nf; k++)
+        v->f[k] = vf_gather(buf + k, nf);
+    return m_lanes(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* The per-lane tests, operation for operation as in ref.h               */
+/* ------------------------------------------------------------------ */
+
+/* rp_ref_box_valid of one box */
+static inline int box_valid_1(const float *p) {
+    int vx = p[0] <= p[3];
+    int vy = p[1] <= p[4];
+    int vz = p[2] <= p[5];
+    return vx & vy & vz;
+}
+
+static inline vm box_valid_v(const vprim *b) {
+    vm vx = vf_le(b->f[0], b->f[3]);
+    vm vy = vf_le(b->f[1], b->f[4]);
+    vm vz = vf_le(b->f[2], b->f[5]);
+    return m_and(m_and(vx, vy), vz);
+}
+
+/* One axis of rp_ref_slab. */
+RP_INLINE void slab_axis(vf o, vf rd, vm neg, vf lo, vf hi, vf *tn, vf *tf) {
+    vf bn = vf_select(neg, hi, lo);
+    vf bf = vf_select(neg, lo, hi);
+    vf t0 = vf_sub(bn, o);
+    t0 = vf_mul(t0, rd);
+    vf t1 = vf_sub(bf, o);
+    t1 = vf_mul(t1, rd);
+    *tn = vf_max(t0, *tn);
+    *tf = vf_min(t1, *tf);
+}
+
+/* rp_ref_slab without the ray and box validity: clips [*tn, *tf]. */
+RP_INLINE vm slab(const vray *r, const vprim *b, vf *tn, vf *tf) {
+    slab_axis(r->ox, r->rdx, r->negx, b->f[0], b->f[3], tn, tf);
+    slab_axis(r->oy, r->rdy, r->negy, b->f[1], b->f[4], tn, tf);
+    slab_axis(r->oz, r->rdz, r->negz, b->f[2], b->f[5], tn, tf);
+    return vf_le(*tn, *tf);
+}
+
+/* rp_ref_tri_eval without the ray's validity. */
+RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
+    const vf *f = p->f;
+    vf e1x = vf_sub(f[3], f[0]);
+    vf e1y = vf_sub(f[4], f[1]);
+    vf e1z = vf_sub(f[5], f[2]);
+    vf e2x = vf_sub(f[6], f[0]);
+    vf e2y = vf_sub(f[7], f[1]);
+    vf e2z = vf_sub(f[8], f[2]);
+    vf a, b;
+
+    a = vf_mul(r->dy, e2z); b = vf_mul(r->dz, e2y); vf px = vf_sub(a, b);
+    a = vf_mul(r->dz, e2x); b = vf_mul(r->dx, e2z); vf py = vf_sub(a, b);
+    a = vf_mul(r->dx, e2y); b = vf_mul(r->dy, e2x); vf pz = vf_sub(a, b);
+    a = vf_mul(e1x, px); b = vf_mul(e1y, py); vf det = vf_add(a, b);
+    a = vf_mul(e1z, pz); det = vf_add(det, a);
+    vf sx = vf_sub(r->ox, f[0]);
+    vf sy = vf_sub(r->oy, f[1]);
+    vf sz = vf_sub(r->oz, f[2]);
+    a = vf_mul(sx, px); b = vf_mul(sy, py); vf uu = vf_add(a, b);
+    a = vf_mul(sz, pz); uu = vf_add(uu, a);
+    a = vf_mul(sy, e1z); b = vf_mul(sz, e1y); vf qx = vf_sub(a, b);
+    a = vf_mul(sz, e1x); b = vf_mul(sx, e1z); vf qy = vf_sub(a, b);
+    a = vf_mul(sx, e1y); b = vf_mul(sy, e1x); vf qz = vf_sub(a, b);
+    a = vf_mul(r->dx, qx); b = vf_mul(r->dy, qy); vf vv = vf_add(a, b);
+    a = vf_mul(r->dz, qz); vv = vf_add(vv, a);
+    a = vf_mul(e2x, qx); b = vf_mul(e2y, qy); vf tt = vf_add(a, b);
+    a = vf_mul(e2z, qz); tt = vf_add(tt, a);
+
+    vf zero = vf_set1(0.0f);
+    vf us = vf_xorsign(uu, det);
+    vf vs = vf_xorsign(vv, det);
+    vf adet = vf_xorsign(det, det);
+    vf uvs = vf_add(us, vs);
+    vm inside = m_and(m_and(vf_ge(us, zero), vf_ge(vs, zero)), vf_le(uvs, adet));
+    vm usable = (flags & RP_CULL_BACKFACE) ? vf_gt(det, zero) : vf_neq(det, zero);
+    e->det = det;
+    e->uu = uu;
+    e->vv = vv;
+    e->tt = tt;
+    return m_and(inside, usable);
+}
+
+/* rp_ref_sphere up to the candidate decision. */
+RP_INLINE vm sphere_cand(const vray *r, const vprim *p, veval *e) {
+    const vf *f = p->f;
+    vf ocx = vf_sub(r->ox, f[0]);
+    vf ocy = vf_sub(r->oy, f[1]);
+    vf ocz = vf_sub(r->oz, f[2]);
+    vf x, y;
+    x = vf_mul(r->dx, r->dx); y = vf_mul(r->dy, r->dy); vf a = vf_add(x, y);
+    x = vf_mul(r->dz, r->dz); a = vf_add(a, x);
+    x = vf_mul(r->dx, ocx); y = vf_mul(r->dy, ocy); vf b = vf_add(x, y);
+    x = vf_mul(r->dz, ocz); b = vf_add(b, x);
+    x = vf_mul(ocx, ocx); y = vf_mul(ocy, ocy); vf c = vf_add(x, y);
+    x = vf_mul(ocz, ocz); c = vf_add(c, x);
+    vf rr = vf_mul(f[3], f[3]);
+    c = vf_sub(c, rr);
+    vf bb = vf_mul(b, b);
+    vf ac = vf_mul(a, c);
+    vf disc = vf_sub(bb, ac);
+    vf zero = vf_set1(0.0f);
+    e->a = a;
+    e->b = b;
+    e->disc = disc;
+    return m_and(vf_ge(disc, zero), vf_ge(f[3], zero));
+}
+
+/* rp_ref_plane up to the candidate decision. */
+RP_INLINE vm plane_cand(const vray *r, const vprim *p, veval *e) {
+    const vf *f = p->f;
+    vf x, y;
+    x = vf_mul(f[0], r->dx); y = vf_mul(f[1], r->dy); vf denom = vf_add(x, y);
+    x = vf_mul(f[2], r->dz); denom = vf_add(denom, x);
+    x = vf_mul(f[0], r->ox); y = vf_mul(f[1], r->oy); vf no = vf_add(x, y);
+    x = vf_mul(f[2], r->oz); no = vf_add(no, x);
+    e->num = vf_sub(f[3], no);
+    e->denom = denom;
+    return vf_neq(denom, vf_set1(0.0f));
+}
+
+/* The division-free part of a test of any kind: the candidate lanes
+ * (before the ray's validity and the lane masks).  best is the running
+ * best t: the slab clips against it as the reference does.  box_check:
+ * test the boxes' validity per lane (a broadcast box is checked once, in
+ * scalar, by the caller instead). */
+RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigned flags,
+                       int box_check, veval *e) {
+    if (kind == K_BOX) {
+        vf tn = r->tmin;
+        vf tf = best;
+        vm h = slab(r, p, &tn, &tf);
+        if (box_check)
+            h = m_and(h, box_valid_v(p));
+        e->t = tn;
+        return h;
+    }
+    if (kind == K_TRI)
+        return tri_cand(r, p, flags, e);
+    if (kind == K_SPH)
+        return sphere_cand(r, p, e);
+    return plane_cand(r, p, e);
+}
+
+/* t of the candidates (the divisions; called only when a lane is one). */
+RP_INLINE void test_t(int kind, const vray *r, veval *e) {
+    if (kind == K_TRI) {
+        e->t = vf_div(e->tt, e->det);
+    } else if (kind == K_SPH) {
+        vf sq = vf_sqrt(e->disc);
+        vf nb = vf_neg(e->b);
+        vf t0 = vf_sub(nb, sq);
+        t0 = vf_div(t0, e->a);
+        vf t1 = vf_add(nb, sq);
+        t1 = vf_div(t1, e->a);
+        e->t = vf_select(vf_ge(t0, r->tmin), t0, t1);
+    } else if (kind == K_PLN) {
+        e->t = vf_div(e->num, e->denom);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Closest hit                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Writes the new hits of a packet: every lane of upd has one.  A full block
+ * whose lanes are all active is stored as whole vectors (the lanes without a
+ * new hit rewrite the values just loaded, bit for bit); otherwise lane by
+ * lane, only where the reference writes. */
+RP_INLINE void put_hits(rp_rays *rays, rp_hits *hits, size_t i, size_t m, vm act, vm upd,
+                        vf best, vi prim, vf u, vf v) {
+    unsigned bits = m_bits(upd);
+    if (m == V_W && m_bits(act) == V_ALL) {
+        vf_storeu(rays->tmax + i, best);
+        vf_storeu(hits->t + i, vf_select(upd, best, vf_loadu(hits->t + i)));
+        vf_storeu(hits->u + i, vf_select(upd, u, vf_loadu(hits->u + i)));
+        vf_storeu(hits->v + i, vf_select(upd, v, vf_loadu(hits->v + i)));
+        vi_storeu(hits->prim + i, prim);
+        return;
+    }
+    float tb[V_W], ub[V_W], vb[V_W];
+    uint32_t pb[V_W];
+    vf_storeu(tb, best);
+    vf_storeu(ub, u);
+    vf_storeu(vb, v);
+    vi_storeu(pb, prim);
+    for (size_t k = 0; k < m; k++) {
+        if (!((bits >> k) & 1u))
+            continue;
+        rays->tmax[i + k] = tb[k];
+        hits->t[i + k] = tb[k];
+        hits->u[i + k] = ub[k];
+        hits->v[i + k] = vb[k];
+        hits->prim[i + k] = pb[k];
+    }
+}
+
+/* Rays i .. i+m-1 against every primitive, one broadcast primitive per
+ * step; the running best of each lane stays in registers.  Per lane this is
+ * the reference's loop: same tests, same order, same acceptance. */
+RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
+                              const float *prims, size_t count, uint32_t base,
+                              unsigned flags, rp_hits *hits, size_t i, size_t m) {
+    const int nf = K_FLOATS(kind);
+    vray r;
+    ld_rays(rays, i, m, kind == K_BOX ? NEED_RD : NEED_D, &r);
+    vm act = ld_active(active, i, m);
+    vm live = m_and(act, vf_eq(r.rdx, r.rdx)); /* an invalid ray hits nothing */
+    if (!m_any(live))
+        return;
+    vi prim = ld_prim_index(hits->prim, i, m);
+    vm nothas = vi_eq(prim, vi_set1(RP_NO_HIT));
+    vf best = r.tmax;
+    vm upd = m_lanes(0);
+    vf zero = vf_set1(0.0f);
+    vf buu = zero, bvv = zero, bdet = vf_set1(1.0f);
+
+    for (size_t j = 0; j < count; j++) {
+        const float *p = prims + j * (size_t)nf;
+        /* a box's validity is the same in every lane */
+        if (kind == K_BOX && !box_valid_1(p))
+            continue;
+        vprim pv;
+        veval e;
+        bc_prim(p, nf, &pv);
+        vm c = m_and(test_cand(kind, &r, &pv, best, flags, 0, &e), live);
+        vm acc;
+        if (kind == K_BOX) {
+            /* tmin <= tn <= best already holds for a slab hit */
+            acc = m_and(c, m_or(vf_lt(e.t, best), nothas));
+        } else {
+            if (!m_any(c))
+                continue;
+            test_t(kind, &r, &e);
+            /* rp_ref_accept */
+            acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, best));
+            acc = m_and(acc, m_or(vf_lt(e.t, best), nothas));
+        }
+        best = vf_select(acc, e.t, best);
+        nothas = m_andnot(nothas, acc);
+        upd = m_or(upd, acc);
+        prim = vi_select(acc, vi_set1(base + (uint32_t)j), prim);
+        if (kind == K_TRI) {
+            buu = vf_select(acc, e.uu, buu);
+            bvv = vf_select(acc, e.vv, bvv);
+            bdet = vf_select(acc, e.det, bdet);
+        }
+    }
+    if (!m_any(upd))
+        return;
+    vf u = zero, v = zero;
+    if (kind == K_TRI) { /* rp_ref_tri_uv, for the kept hits only */
+        u = vf_div(buu, bdet);
+        v = vf_div(bvv, bdet);
+    }
+    put_hits(rays, hits, i, m, act, upd, best, prim, u, v);
+}
+
+/* Active ray i against W primitives per step.  The lanes are tested against
+ * the best t at the start of the step; those that pass are resolved in index
+ * order with the reference's scalar acceptance, which is exact because the
+ * best only decreases (a slab hit clipped by the older, larger best still
+ * needs tn <= best, which the scalar check adds). */
+RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_t count,
+                              uint32_t base, unsigned flags, rp_hits *hits, size_t i) {
+    const int nf = K_FLOATS(kind);
+    float rdx = rays->rdx[i];
+    if (!(rdx == rdx)) /* an invalid ray hits nothing */
+        return;
+    vray r;
+    bc_ray(rays, i, &r);
+    float best = rays->tmax[i];
+    int has = hits->prim[i] != RP_NO_HIT;
+    size_t best_j = SIZE_MAX;
+    float buu = 0.0f, bvv = 0.0f, bdet = 1.0f;
+
+    for (size_t j = 0; j < count; j += V_W) {
+        vprim pv;
+        veval e;
+        vm lanes = ld_prims(prims + j * (size_t)nf, nf, min_w(count - j), &pv);
+        vf vbest = vf_set1(best);
+        vm c = m_and(test_cand(kind, &r, &pv, vbest, flags, 1, &e), lanes);
+        if (!m_any(c))
+            continue;
+        test_t(kind, &r, &e);
+        vm acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, vbest));
+        unsigned bits = m_bits(acc);
+        if (!bits)
+            continue;
+        float tb[V_W], ub[V_W], vb[V_W], db[V_W];
+        vf_storeu(tb, e.t);
+        if (kind == K_TRI) {
+            vf_storeu(ub, e.uu);
+            vf_storeu(vb, e.vv);
+            vf_storeu(db, e.det);
+        }
+        for (size_t k = 0; k < V_W; k++) {
+            if (!((bits >> k) & 1u))
+                continue;
+            float t = tb[k];
+            if ((t <= best) & ((t < best) | !has)) {
+                best = t;
+                has = 1;
+                best_j = j + k;
+                if (kind == K_TRI) {
+                    buu = ub[k];
+                    bvv = vb[k];
+                    bdet = db[k];
+                }
+            }
+        }
+    }
+    if (best_j == SIZE_MAX)
+        return;
+    rays->tmax[i] = best;
+    hits->t[i] = best;
+    hits->u[i] = kind == K_TRI ? buu / bdet : 0.0f;
+    hits->v[i] = kind == K_TRI ? bvv / bdet : 0.0f;
+    hits->prim[i] = base + (uint32_t)best_j;
+}
+
+RP_INLINE void closest(int kind, rp_rays *rays, const uint8_t *active, const void *prims,
+                       size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
+    const float *pf = (const float *)prims;
+    size_t n = rays->n;
+    if (n < V_W) {
+        for (size_t i = 0; i < n; i++)
+            if (!active || active[i])
+                closest_across(kind, rays, pf, count, base, flags, hits, i);
+        return;
+    }
+    for (size_t i = 0; i < n; i += V_W)
+        closest_packet(kind, rays, active, pf, count, base, flags, hits, i, min_w(n - i));
+}
+
+/* ------------------------------------------------------------------ */
+/* The kernels                                                           */
+/* ------------------------------------------------------------------ */
+
+static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_aabb *box,
+                           uint8_t *hit, float *tnear, float *tfar) {
+    const float *bp = (const float *)box;
+    vprim b;
+    bc_prim(bp, 6, &b);
+    vm box_ok = m_lanes(box_valid_1(bp) ? V_W : 0);
+    for (size_t i = 0; i < rays->n; i += V_W) {
+        size_t m = min_w(rays->n - i);
+        vray r;
+        ld_rays(rays, i, m, NEED_RD, &r);
+        vm act = ld_active(active, i, m);
+        unsigned abits = m_bits(act);
+        if (!abits)
+            continue;
+        vf tn = r.tmin, tf = r.tmax;
+        vm h = slab(&r, &b, &tn, &tf);
+        h = m_and(m_and(h, vf_eq(r.rdx, r.rdx)), box_ok);
+        if (m == V_W && abits == V_ALL) {
+            m_store01(hit + i, h);
+            if (tnear)
+                vf_storeu(tnear + i, tn);
+            if (tfar)
+                vf_storeu(tfar + i, tf);
+            continue;
+        }
+        uint8_t hb[V_W];
+        float nb[V_W], fb[V_W];
+        m_store01(hb, h);
+        vf_storeu(nb, tn);
+        vf_storeu(fb, tf);
+        for (size_t k = 0; k < m; k++) {
+            if (!((abits >> k) & 1u))
+                continue;
+            hit[i + k] = hb[k];
+            if (tnear)
+                tnear[i + k] = nb[k];
+            if (tfar)
+                tfar[i + k] = fb[k];
+        }
+    }
+}
+
+static void closest_aabb(rp_rays *rays, const uint8_t *active, const rp_aabb *boxes,
+                         size_t count, uint32_t base, rp_hits *hits) {
+    closest(K_BOX, rays, active, boxes, count, base, 0, hits);
+}
+
+static void closest_triangle(rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
+                             size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
+    closest(K_TRI, rays, active, tris, count, base, flags, hits);
+}
+
+static void closest_sphere(rp_rays *rays, const uint8_t *active, const rp_sphere *spheres,
+                           size_t count, uint32_t base, rp_hits *hits) {
+    closest(K_SPH, rays, active, spheres, count, base, 0, hits);
+}
+
+static void closest_plane(rp_rays *rays, const uint8_t *active, const rp_plane *planes,
+                          size_t count, uint32_t base, rp_hits *hits) {
+    closest(K_PLN, rays, active, planes, count, base, 0, hits);
+}
+
+/* Any hit: lanes leave the packet as soon as they are occluded, and the
+ * packet stops when none is left.  Writes only 1s. */
+RP_INLINE void occluded_packet(const rp_rays *rays, const uint8_t *active, const float *tris,
+                               size_t count, unsigned flags, uint8_t *occluded, size_t i,
+                               size_t m) {
+    vray r;
+    ld_rays(rays, i, m, NEED_D, &r);
+    vm todo = m_and(ld_active(active, i, m), vf_eq(r.rdx, r.rdx));
+    vm occ = m_lanes(0);
+    for (size_t j = 0; j < count && m_any(todo); j++) {
+        vprim pv;
+        veval e;
+        bc_prim(tris + j * 9, 9, &pv);
+        vm c = m_and(tri_cand(&r, &pv, flags, &e), todo);
+        if (!m_any(c))
+            continue;
+        test_t(K_TRI, &r, &e);
+        vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
+        occ = m_or(occ, h);
+        todo = m_andnot(todo, h);
+    }
+    unsigned bits = m_bits(occ);
+    for (size_t k = 0; k < m; k++)
+        if ((bits >> k) & 1u)
+            occluded[i + k] = 1;
+}
+
+RP_INLINE void occluded_across(const rp_rays *rays, const float *tris, size_t count,
+                               unsigned flags, uint8_t *occluded, size_t i) {
+    float rdx = rays->rdx[i];
+    if (!(rdx == rdx))
+        return;
+    vray r;
+    bc_ray(rays, i, &r);
+    for (size_t j = 0; j < count; j += V_W) {
+        vprim pv;
+        veval e;
+        vm lanes = ld_prims(tris + j * 9, 9, min_w(count - j), &pv);
+        vm c = m_and(tri_cand(&r, &pv, flags, &e), lanes);
+        if (!m_any(c))
+            continue;
+        test_t(K_TRI, &r, &e);
+        vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
+        if (m_any(h)) {
+            occluded[i] = 1;
+            return;
+        }
+    }
+}
+
+static void occluded_triangle(const rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
+                              size_t count, unsigned flags, uint8_t *occluded) {
+    const float *tf = (const float *)tris;
+    size_t n = rays->n;
+    if (n < V_W) {
+        for (size_t i = 0; i < n; i++)
+            if (!active || active[i])
+                occluded_across(rays, tf, count, flags, occluded, i);
+        return;
+    }
+    for (size_t i = 0; i < n; i += V_W)
+        occluded_packet(rays, active, tf, count, flags, occluded, i, min_w(n - i));
+}
+
+const rp_kernels RP_SIMD_TABLE = {
+    RP_SIMD_ISA,       intersect_aabb, closest_aabb,  closest_triangle,
+    occluded_triangle, closest_sphere, closest_plane,
+};
