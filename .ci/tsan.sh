@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# .ci/tsan.sh - ThreadSanitizer over the multi-threaded test
+# (tests/threads: first use of the library from 8 threads at once, every
+# kernel concurrently on private buffers, rp_set_isa() from another thread
+# meanwhile) and over a short rp_check run.  Any data-race report fails.
+#
+# Builds build-tsan/ with -Db_sanitize=thread (gcc by default, CC=clang
+# works too).  Environment: CC, RP_MESON_ARGS (extra meson options).
+#
+# apt packages: gcc (build-essential; libtsan2 comes with gcc-12), meson,
+#   ninja-build, libsimde-dev; with CC=clang: clang-14, libclang-rt-14-dev.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD=build-tsan
+CC=${CC:-gcc}
+t0=$SECONDS
+
+variant_args=()
+for v in sse41:sse/kernels_sse41.c avx2:avx2/kernels_avx2.c \
+         avx512:avx512/kernels_avx512.c neon:neon/kernels_neon.c; do
+  if [ ! -f "src/${v#*:}" ]; then
+    echo "tsan: NOTE: src/${v#*:} does not exist: building with -D${v%%:*}=disabled"
+    variant_args+=("-D${v%%:*}=disabled")
+  fi
+done
+
+opts=(-Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false
+      -Dc_args=-fno-omit-frame-pointer -Dbench=disabled "${variant_args[@]}")
+# shellcheck disable=SC2206
+[ -n "${RP_MESON_ARGS:-}" ] && opts+=(${RP_MESON_ARGS})
+
+echo "tsan: configuring $BUILD with CC=$CC: ${opts[*]}"
+setup_log=$(mktemp)
+if [ -f "$BUILD/build.ninja" ]; then
+  meson setup --reconfigure "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
+    { cat "$setup_log"; exit 1; }
+else
+  rm -rf "$BUILD"
+  CC="$CC" meson setup "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
+    { cat "$setup_log"; exit 1; }
+fi
+mv "$setup_log" "$BUILD/setup.log"
+echo "tsan: building test_threads and rp_check"
+ninja -C "$BUILD" -j2 tests/threads/test_threads tests/check/rp_check | tail -2
+
+# exitcode=66 makes a report fail the process even if the test passed
+export TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:exitcode=66:second_deadlock_stack=1"
+echo "tsan: TSAN_OPTIONS=$TSAN_OPTIONS"
+# TSan needs the old mmap layout on kernels with high ASLR entropy; without
+# it the runtime may stop with "unexpected memory mapping".
+run=()
+if command -v setarch >/dev/null && [ "$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0)" -gt 28 ]; then
+  run=(setarch "$(uname -m)" -R)
+  echo "tsan: vm.mmap_rnd_bits > 28: running under ${run[*]}"
+fi
+
+echo "tsan: meson test --suite threads"
+meson test -C "$BUILD" --no-rebuild --print-errorlogs --suite threads \
+  --timeout-multiplier 4 ${run:+--wrapper "${run[*]}"}
+if grep -q 'WARNING: ThreadSanitizer' "$BUILD/meson-logs/testlog.txt"; then
+  echo "tsan: FAILED: a ThreadSanitizer report is in $BUILD/meson-logs/testlog.txt"
+  exit 1
+fi
+
+# rp_check is single-threaded, but it switches variants and exercises the
+# lazy initialization the same way a user's program does.
+echo "tsan: rp_check --iterations=5"
+"${run[@]}" "$BUILD/tests/check/rp_check" --iterations=5 2>&1 | tail -3
+echo "tsan: ok: no ThreadSanitizer report ($((SECONDS - t0)) s)"
