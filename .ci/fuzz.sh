@@ -47,15 +47,16 @@ opts=(-Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
 [ -n "${RP_MESON_ARGS:-}" ] && opts+=(${RP_MESON_ARGS})
 
 echo "fuzz: configuring $BUILD with $CLANG: ${opts[*]}"
+setup_log=$(mktemp)
 if [ -f "$BUILD/build.ninja" ]; then
-  meson setup --reconfigure "$BUILD" "${opts[@]}" >"$BUILD/setup.log" 2>&1 ||
-    { cat "$BUILD/setup.log"; exit 1; }
+  meson setup --reconfigure "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
+    { cat "$setup_log"; exit 1; }
 else
-  mkdir -p "$BUILD"
-  CC="$CLANG" meson setup "$BUILD" "${opts[@]}" >"$BUILD.setup.log" 2>&1 ||
-    { cat "$BUILD.setup.log"; exit 1; }
-  mv "$BUILD.setup.log" "$BUILD/setup.log"
+  rm -rf "$BUILD"
+  CC="$CLANG" meson setup "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
+    { cat "$setup_log"; exit 1; }
 fi
+mv "$setup_log" "$BUILD/setup.log"
 echo "fuzz: building rp_fuzz and rp_fuzz_replay"
 ninja -C "$BUILD" -j2 tests/fuzz/rp_fuzz tests/fuzz/rp_fuzz_replay
 [ -x "$BUILD/tests/fuzz/rp_fuzz" ] || { echo "fuzz: rp_fuzz was not built (is libclang-rt-14-dev installed?)"; exit 1; }
