@@ -21,7 +21,9 @@
  *
  * Usage:
  *   rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]]
- *            [--kernel=SUBSTR[,SUBSTR]] [--verbose]
+ *            [--kernel=SUBSTR[,SUBSTR]] [--verbose] [--stats]
+ * (--verbose describes every case, --stats counts what the reference did
+ * with the lanes: hits, grazing hits, records kept, NaN outputs.)
  *   rp_check --list          variants compiled in: native/emulated/unavailable
  *   rp_check --digest        one 64-bit FNV-1a hash per variant of every output
  *                            over a fixed corpus (same on x86 and ARM); exit 1
@@ -229,10 +231,10 @@ static void gen_box(rng *r, int style, float *b, const float *prev) {
         memcpy(b, prev, 6 * sizeof(float));
         return;
     }
-    for (int k = 0; k < 3; k++) {
-        float a = coord(r, style), c = coord(r, style);
-        b[k] = a < c ? a : c;
-        b[3 + k] = a < c ? c : a;
+    for (int k = 0; k < 3; k++) { /* small, so that origins are mostly outside */
+        float w = style == S_GRID ? (float)below(r, 4) : rangef(r, 0.0f, 3.0f);
+        b[k] = coord(r, style);
+        b[3 + k] = b[k] + w;
     }
     if (prev && chance(r, 20)) { /* touching the previous box: shares a face */
         int k = (int)below(r, 3);
@@ -242,7 +244,7 @@ static void gen_box(rng *r, int style, float *b, const float *prev) {
     }
     if (chance(r, 8)) { int k = (int)below(r, 3); b[3 + k] = b[k]; }       /* flat */
     if (chance(r, 4)) { int k = (int)below(r, 3); float t = b[k]; b[k] = b[3 + k] + 1.0f; b[3 + k] = t; } /* inverted */
-    if (chance(r, 3)) { b[0] = b[1] = b[2] = -INFINITY; b[3] = b[4] = b[5] = INFINITY; } /* everything */
+    if (chance(r, 1)) { b[0] = b[1] = b[2] = -INFINITY; b[3] = b[4] = b[5] = INFINITY; } /* everything */
     if (chance(r, 3)) for (int k = 0; k < 6; k++) b[k] *= 1e30f / 8.0f;    /* huge */
     if (chance(r, 3)) for (int k = 0; k < 6; k++) b[k] *= 0x1p-140f;       /* denormal */
 }
@@ -405,6 +407,8 @@ static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
     case R_AIM: {
         float pt[3];
         aim_point(r, family, p, pt);
+        if (chance(r, 12)) /* through the point (0, 0, 0), where zero padding lurks */
+            pt[0] = pt[1] = pt[2] = 0.0f;
         for (int k = 0; k < 3; k++) {
             float e = pt[k] - o[k];
             d[k] = finite_bits(e) ? e : 1.0f;
@@ -457,6 +461,8 @@ static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
     default:
         break;
     }
+    if (chance(r, 5)) /* from (+-0, +-0, +-0) */
+        for (int k = 0; k < 3; k++) o[k] = chance(r, 50) ? 0.0f : -0.0f;
     if (chance(r, 3)) for (int k = 0; k < 3; k++) o[k] *= 1e30f / 8.0f;
     if (chance(r, 3)) for (int k = 0; k < 3; k++) d[k] *= 0x1p-140f; /* denormal */
     if (chance(r, 2)) for (int k = 0; k < 3; k++) d[k] *= 1e30f;
@@ -504,7 +510,8 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
     /* sizes */
     unsigned sz = below(&r, 100);
     size_t n, count;
-    if (sz < 80) n = below(&r, 101);
+    if (sz < 25) n = below(&r, 18); /* below, at and past one SIMD width */
+    else if (sz < 80) n = below(&r, 101);
     else if (sz < 92) n = 101 + below(&r, 200);
     else n = chance(&r, 50) ? 1000 : 4099;
     unsigned cz = below(&r, 100);
@@ -909,30 +916,33 @@ static void describe_case(const ccase *c) {
     printf("\n");
 }
 
-/* Sub-case: ray i of c alone against primitive j (n = 1, or n = 16 with
- * the ray in every lane); same interval, record and flags. */
-static void make_single(ccase *s, const ccase *c, size_t i, size_t j, size_t n) {
+/* Sub-case: ray i of c alone (n = 1, or n = 16 with the ray in every
+ * lane) against the primitives idx[0..m-1] (increasing), as one chunk with
+ * the same interval, record and flags. */
+static void make_sub(ccase *s, const ccase *c, size_t i, const size_t *idx, size_t m, size_t n) {
     int pf = prim_floats[kernels[c->k].family];
+    size_t psz = (size_t)pf * sizeof(float);
     memset(s, 0, sizeof *s);
     s->k = c->k;
     s->iter = c->iter;
     s->n = n;
-    s->count = 1;
-    s->base = c->base + (uint32_t)j;
+    s->count = m;
+    s->base = c->base + (uint32_t)idx[0];
     s->flags = c->flags;
     s->style = c->style;
     s->active_mode = AM_NULL;
     s->prefill = c->prefill;
     s->nchunks = 1;
-    s->chunk_end[0] = 1;
+    s->chunk_end[0] = m;
     for (int a = 0; a < A_COUNT; a++) {
         s->used[a] = c->used[a] && a != A_ACTIVE;
         s->is_out[a] = c->is_out[a];
         if (!s->used[a]) continue;
         if (a == A_PRIMS) {
-            s->bytes[a] = (size_t)pf * sizeof(float);
+            s->bytes[a] = m * psz;
             s->init[a] = xcalloc(s->bytes[a]);
-            memcpy(s->init[a], c->init[a] + j * s->bytes[a], s->bytes[a]);
+            for (size_t q = 0; q < m; q++)
+                memcpy(s->init[a] + q * psz, c->init[a] + idx[q] * psz, psz);
             continue;
         }
         size_t es = elem_size(a);
@@ -943,37 +953,98 @@ static void make_single(ccase *s, const ccase *c, size_t i, size_t j, size_t n) 
     }
 }
 
-/* Which single primitives reproduce the mismatch of ray i on their own. */
-static void bisect_lane(const ccase *c, size_t i, rp_isa isa) {
-    size_t limit = c->count < 2000 ? c->count : 2000;
+/* Does ray i against just these primitives still differ? */
+static int sub_fails(const ccase *c, size_t i, const size_t *idx, size_t m, rp_isa isa, size_t *n_out) {
+    static const size_t ns[] = {1, 16};
+    for (int q = 0; q < 2; q++) {
+        ccase s;
+        run a, b;
+        make_sub(&s, c, i, idx, m, ns[q]);
+        run_case(&s, &a, RP_ISA_SCALAR);
+        run_case(&s, &b, isa);
+        int bad = runs_differ(&s, &a, &b) || check_integrity(&s, &b, "x", 0);
+        run_free(&a);
+        run_free(&b);
+        case_free(&s);
+        if (bad) {
+            *n_out = ns[q];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The smallest set of primitives that reproduces the mismatch of ray i:
+ * a single one, else the pair the two runs chose. */
+static void bisect_lane(const ccase *c, const run *ref, const run *var, size_t i, rp_isa isa) {
+    size_t limit = c->count < 2000 ? c->count : 2000, n;
     int found = 0;
     for (size_t j = 0; j < limit && found < 3; j++) {
-        static const size_t ns[] = {1, 16};
-        for (int q = 0; q < 2; q++) {
-            ccase s;
-            run a, b;
-            make_single(&s, c, i, j, ns[q]);
-            run_case(&s, &a, RP_ISA_SCALAR);
-            run_case(&s, &b, isa);
-            int bad = runs_differ(&s, &a, &b) || check_integrity(&s, &b, "x", 0);
-            run_free(&a);
-            run_free(&b);
-            case_free(&s);
-            if (bad) {
-                printf("    -> primitive %zu alone against this ray (n=%zu, same record) reproduces the mismatch\n", j, ns[q]);
-                print_prim(c, j);
-                found++;
-                break;
+        if (sub_fails(c, i, &j, 1, isa, &n)) {
+            printf("    -> primitive %zu alone against this ray (n=%zu, index_base %" PRIu32
+                   ", same record) reproduces it\n", j, n, c->base + (uint32_t)j);
+            print_prim(c, j);
+            found++;
+        }
+    }
+    if (found || c->count < 2)
+        return;
+    if (kernels[c->k].kind == K_CLOSEST) {
+        uint32_t pr = elem_bits(data(c, ref, A_HPRIM), A_HPRIM, i);
+        uint32_t pv = elem_bits(data(c, var, A_HPRIM), A_HPRIM, i);
+        size_t jr = pr - c->base, jv = pv - c->base;
+        if (pr != RP_NO_HIT && pv != RP_NO_HIT && jr < c->count && jv < c->count && jr != jv) {
+            size_t idx[2] = {jr < jv ? jr : jv, jr < jv ? jv : jr};
+            if (sub_fails(c, i, idx, 2, isa, &n)) {
+                printf("    -> primitives %zu and %zu together against this ray (n=%zu, one chunk, "
+                       "same record) reproduce it\n", idx[0], idx[1], n);
+                return;
             }
         }
     }
-    if (!found && c->count > 1 && kernels[c->k].kind != K_INTERSECT)
-        printf("    -> no single primitive reproduces it alone: it needs the combination (ties, chunks, lanes)\n");
+    printf("    -> no single primitive (or pair chosen) reproduces it alone: it needs the "
+           "combination (ties, chunks, lanes)\n");
+}
+
+/* --stats: what the reference did with the generated lanes, to see that
+ * the cases reach hits, grazing hits, records kept and replaced, NaNs. */
+typedef struct kstats {
+    unsigned long lanes, active, hit, graze, kept, nan_out;
+} kstats;
+
+static void gather_stats(kstats *st, const ccase *c, const run *r) {
+    const kdesc *kd = &kernels[c->k];
+    for (size_t i = 0; i < c->n; i++) {
+        int act = !c->used[A_ACTIVE] || c->init[A_ACTIVE][i];
+        st->lanes++;
+        st->active += act;
+        if (!act) continue;
+        if (kd->kind == K_INTERSECT) {
+            st->hit += data(c, r, A_HIT)[i] != 0;
+            if (c->used[A_TNEAR] && c->used[A_TFAR]) {
+                float tn = u2f(elem_bits(data(c, r, A_TNEAR), A_TNEAR, i));
+                float tf = u2f(elem_bits(data(c, r, A_TFAR), A_TFAR, i));
+                st->graze += data(c, r, A_HIT)[i] && tn == tf;
+                st->nan_out += tn != tn || tf != tf;
+            }
+        } else if (kd->kind == K_OCCLUDED) {
+            st->hit += !c->init[A_OCC][i] && data(c, r, A_OCC)[i];
+        } else {
+            uint32_t p0 = elem_bits(c->init[A_HPRIM], A_HPRIM, i);
+            uint32_t p1 = elem_bits(data(c, r, A_HPRIM), A_HPRIM, i);
+            float t = u2f(elem_bits(data(c, r, A_HT), A_HT, i));
+            st->hit += p1 != p0;
+            st->kept += p0 != RP_NO_HIT && p1 == p0;
+            st->nan_out += p1 != p0 && t != t;
+            st->graze += p1 != p0 && t == F(c, A_TMIN)[i];
+        }
+    }
 }
 
 static int printed_reports;
-#define MAX_REPORTS 12
-#define MAX_LANES 3
+#define MAX_REPORTS 12  /* in all */
+#define MAX_KREPORTS 2  /* per kernel and variant */
+#define MAX_LANES 3     /* per report */
 
 static void report(const ccase *c, const run *ref, const run *var, rp_isa isa, uint64_t seed) {
     const kdesc *kd = &kernels[c->k];
@@ -1039,7 +1110,7 @@ static void report(const ccase *c, const run *ref, const run *var, rp_isa isa, u
                 print_prim(c, pv - c->base);
         }
         if (kd->kind != K_INTERSECT)
-            bisect_lane(c, i, isa);
+            bisect_lane(c, ref, var, i, isa);
     }
     if (ndiff > (size_t)lanes)
         printf("  ... %zu lanes differ in all\n", ndiff);
@@ -1095,7 +1166,7 @@ _Static_assert(sizeof digest_count / sizeof digest_count[0] == DIGEST_CASES, "di
 static void usage(FILE *f) {
     fprintf(f,
             "usage: rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]] [--kernel=SUBSTR[,SUBSTR]]\n"
-            "                [--verbose] [--list] [--digest [--expect=0xHEX]]\n"
+            "                [--verbose] [--stats] [--list] [--digest [--expect=0xHEX]]\n"
             "kernels:");
     for (int k = 0; k < NKERNELS; k++)
         fprintf(f, " %s", kernels[k].name);
@@ -1149,7 +1220,7 @@ static const char *isa_state(rp_isa i) {
 
 int main(int argc, char **argv) {
     uint64_t seed = 0, iterations = 100;
-    int have_seed = 0, list = 0, digest = 0, verbose = 0;
+    int have_seed = 0, list = 0, digest = 0, verbose = 0, stats = 0;
     const char *isa_list = NULL, *kernel_list = NULL, *val;
     uint64_t expect = 0;
     int have_expect = 0;
@@ -1172,6 +1243,8 @@ int main(int argc, char **argv) {
             list = 1;
         } else if (!strcmp(a, "--digest")) {
             digest = 1;
+        } else if (!strcmp(a, "--stats")) {
+            stats = 1;
         } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
             verbose = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1278,11 +1351,14 @@ int main(int argc, char **argv) {
     for (int k = 0; k < NKERNELS; k++) {
         if (!kernel_selected(kernel_list, &kernels[k])) continue;
         unsigned long kf[RP_ISA_COUNT] = {0};
+        kstats st = {0};
         for (uint64_t it = 0; it < iterations; it++) {
             ccase c;
             run ref;
             gen_case(&c, k, seed, it, -1, -1);
             run_case(&c, &ref, RP_ISA_SCALAR);
+            if (stats)
+                gather_stats(&st, &c, &ref);
             if (verbose) {
                 printf("%s", kernels[k].name);
                 describe_case(&c);
@@ -1296,12 +1372,12 @@ int main(int argc, char **argv) {
                     failed++;
                     kf[isas[v]]++;
                     vfail[isas[v]]++;
-                    if (printed_reports < MAX_REPORTS) {
+                    if (printed_reports < MAX_REPORTS && kf[isas[v]] <= MAX_KREPORTS) {
                         printed_reports++;
                         report(&c, &ref, &var, isas[v], seed);
-                    } else if (printed_reports == MAX_REPORTS) {
-                        printed_reports++;
-                        printf("(further failures are counted, not printed)\n");
+                    } else if (kf[isas[v]] == MAX_KREPORTS + 1) {
+                        printf("FAIL %s %s: case %" PRIu64 " (and maybe more: counted, not printed)\n",
+                               kernels[k].name, rp_isa_name(isas[v]), it);
                     }
                 } else {
                     passed++;
@@ -1316,6 +1392,11 @@ int main(int argc, char **argv) {
         for (int v = 0; v < nisa; v++)
             printf(" %s:%s", rp_isa_name(isas[v]), kf[isas[v]] ? "FAILED" : "ok");
         printf("\n");
+        if (stats)
+            printf("    lanes %lu, active %lu, %s %lu, %s %lu, records kept %lu, NaN %lu\n",
+                   st.lanes, st.active, kernels[k].kind == K_CLOSEST ? "new records" : "hits",
+                   st.hit, kernels[k].kind == K_CLOSEST ? "t == tmin" : "tnear == tfar", st.graze,
+                   st.kept, st.nan_out);
         fflush(stdout);
     }
     rp_set_isa(RP_ISA_AUTO);
