@@ -1,0 +1,177 @@
+// bench.cc - rp_bench: the thin C++ shim that hands raypack's benchmark
+// workloads (bench.h, plain C over the public API) to Google Benchmark.
+// One benchmark per kernel x variant x shape, named kernel/variant/shape
+// (e.g. aabb/avx2/packet): every variant native to this CPU (forced with
+// rp_set_isa), then the baselines naive, autovec and embree-<isa>.  Items
+// are ray-primitive tests; counters: cyc_per_test (this thread's CPU time
+// times the core clock calibrated at start with an add chain), bound_cyc (the model core's best,
+// bound.c) and vs_bound = cyc_per_test / bound_cyc.  The clock, CPU and
+// bandwidth go into the JSON context (--benchmark_format=json).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "bench.h"
+
+namespace {
+
+double g_hz = 0;             // calibrated core clock
+double g_bytes_per_cycle = 0;
+
+struct Case {
+    rpb_kernel kernel;
+    rpb_shape shape;
+    rpb_impl impl;
+    rp_isa isa;               // RPB_IMPL_RAYPACK
+    std::string embree_isa;   // RPB_IMPL_EMBREE
+    std::string variant;      // the middle part of the name
+};
+
+void fail(benchmark::State &state, const std::string &msg) {
+    state.SkipWithError(msg.c_str());
+    for (auto _ : state) {
+    }
+}
+
+void run_case(benchmark::State &state, const Case &c) {
+    rpb_work w;
+    if (rpb_work_init(&w, c.kernel, c.shape, 0) != 0)
+        return fail(state, "workload setup failed");
+    std::string label = c.variant;
+    if (c.impl == RPB_IMPL_RAYPACK) {
+        rp_status st = rp_set_isa(c.isa);
+        if (st != RP_OK) {
+            rpb_work_free(&w);
+            return fail(state, std::string("rp_set_isa: ") + rp_status_string(st));
+        }
+    }
+#ifdef RPB_HAVE_EMBREE
+    if (c.impl == RPB_IMPL_EMBREE) {
+        char isa_out[128];
+        if (rpb_embree_init(&w, c.embree_isa.c_str(), isa_out, sizeof isa_out) != 0) {
+            rpb_work_free(&w);
+            return fail(state, "Embree device/scene setup failed");
+        }
+        label = std::string("Embree 3 ") + isa_out + ", 1 thread: end-to-end (BVH), not kernel for kernel";
+    }
+#endif
+    double tests = rpb_work_tests(&w);
+    double t0 = rpb_thread_cpu();
+    for (auto _ : state) {
+        switch (c.impl) {
+        case RPB_IMPL_RAYPACK: {
+            rp_status st = rpb_run_raypack(&w);
+            if (st != RP_OK) {
+                state.SkipWithError(rp_status_string(st));
+                goto out;
+            }
+            break;
+        }
+        case RPB_IMPL_NAIVE: rpb_run_naive(&w); break;
+#ifdef RPB_HAVE_AUTOVEC
+        case RPB_IMPL_AUTOVEC: rpb_run_autovec(&w); break;
+#endif
+#ifdef RPB_HAVE_EMBREE
+        case RPB_IMPL_EMBREE: rpb_embree_run(&w); break;
+#endif
+        default: break;
+        }
+        benchmark::ClobberMemory();
+    }
+out:
+    double secs = rpb_thread_cpu() - t0; // CPU time, as items_per_second
+    double iters = (double)state.iterations();
+    state.SetItemsProcessed((int64_t)(iters * tests));
+    if (iters > 0) {
+        double cyc = secs * g_hz / (iters * tests);
+        state.counters["cyc_per_test"] = cyc;
+        // the bound: raypack variants and the scalar reference from the op
+        // table; autovec is counted as the avx2 variant's operations
+        std::string bv = c.impl == RPB_IMPL_RAYPACK ? rp_isa_name(c.isa)
+                         : c.impl == RPB_IMPL_AUTOVEC ? "autovec" : "";
+        if (!bv.empty()) {
+            rpb_bound b = rpb_bound_for(&w, bv.c_str(), g_bytes_per_cycle);
+            if (b.known) {
+                state.counters["bound_cyc"] = b.cycles;
+                state.counters["vs_bound"] = cyc / b.cycles;
+            }
+        }
+    }
+    state.SetLabel(label);
+#ifdef RPB_HAVE_EMBREE
+    if (c.impl == RPB_IMPL_EMBREE)
+        rpb_embree_free(&w);
+#endif
+    rpb_work_free(&w);
+    rp_set_isa(RP_ISA_AUTO);
+}
+
+void add(const Case &c) {
+    std::string name = std::string(rpb_kernel_name(c.kernel)) + "/" + c.variant + "/" +
+                       rpb_shape_name(c.shape);
+    benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State &st) { run_case(st, c); });
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
+
+    char cpu[256];
+    rpb_cpu_name(cpu, sizeof cpu);
+    g_hz = rpb_calibrate_hz();
+    double bw = rpb_measure_bw();
+    g_bytes_per_cycle = bw / g_hz;
+    char buf[64];
+    benchmark::AddCustomContext("rp_cpu", cpu);
+    std::snprintf(buf, sizeof buf, "%.3f", g_hz * 1e-9);
+    benchmark::AddCustomContext("rp_core_ghz", buf);
+    std::snprintf(buf, sizeof buf, "%.2f", bw * 1e-9);
+    benchmark::AddCustomContext("rp_triad_gbps", buf);
+    benchmark::AddCustomContext("rp_bound_model",
+                                "Zen 5: 2 mul + 2 add/min/max/cmp pipes, 512-bit (see bench/bound.c)");
+    std::fprintf(stderr, "rp_bench: CPU %s; core clock %.2f GHz (add chain); triad %.1f GB/s\n", cpu,
+                 g_hz * 1e-9, bw * 1e-9);
+
+    unsigned native = rp_isa_native();
+    std::string natives;
+    for (int v = 0; v < RP_ISA_COUNT; v++)
+        if (native & (1u << v))
+            natives += std::string(natives.empty() ? "" : " ") + rp_isa_name((rp_isa)v);
+    benchmark::AddCustomContext("rp_native_variants", natives);
+
+    for (int k = 0; k < RPB_KERNEL_COUNT; k++)
+        for (int s = 0; s < RPB_SHAPE_COUNT; s++) {
+            rpb_kernel kk = (rpb_kernel)k;
+            rpb_shape ss = (rpb_shape)s;
+            if (!rpb_case_wanted(kk, ss))
+                continue;
+            // scalar is both a variant and the "scalar" baseline: once
+            for (int v = 0; v < RP_ISA_COUNT; v++)
+                if ((native & (1u << v)) || v == RP_ISA_SCALAR)
+                    add({kk, ss, RPB_IMPL_RAYPACK, (rp_isa)v, "", rp_isa_name((rp_isa)v)});
+            add({kk, ss, RPB_IMPL_NAIVE, RP_ISA_SCALAR, "", "naive"});
+#ifdef RPB_HAVE_AUTOVEC
+            if (rpb_impl_has(RPB_IMPL_AUTOVEC, kk, ss))
+                add({kk, ss, RPB_IMPL_AUTOVEC, RP_ISA_SCALAR, "", "autovec"});
+#endif
+#ifdef RPB_HAVE_EMBREE
+            if (rpb_impl_has(RPB_IMPL_EMBREE, kk, ss)) {
+                static const char *const isas[] = {"sse4.2", "avx2", "avx512"};
+                for (int e = 0; e < 3; e++)
+                    if (rpb_embree_cpu_has(isas[e]))
+                        add({kk, ss, RPB_IMPL_EMBREE, RP_ISA_SCALAR, isas[e],
+                             std::string("embree-") + isas[e]});
+            }
+#endif
+        }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

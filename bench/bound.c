@@ -1,0 +1,263 @@
+/*
+ * bound.c - the physical bound: the fewest cycles per ray-primitive test
+ * that raypack's SIMD kernels could take on the model core, from the vector
+ * operations they issue (counted by hand from src/simd/kernels.h, below in
+ * ONE table) and the core's issue rates.  The measured cycles per test
+ * divided by this bound ("vs_bound") says how much of the machine a kernel
+ * leaves unused; 1.0 would be perfect issue with no other cost.
+ *
+ * The model core is the one issue #4 names, AMD Zen 5:
+ *   - two FP multiply pipes (vmulps),
+ *   - two FP pipes shared by add, sub, min, max and compare,
+ *   - each 512 bits wide, so an SSE, AVX2 or AVX-512 operation issues at
+ *     the same rate; a wider vector does more tests per operation;
+ *   - selects (blendv), mask logic (and/or/andnot, k-register ops), sign-bit
+ *     operations and broadcasts from a register are assumed to issue on any
+ *     of the four FP pipes (the least restrictive assumption, so the bound
+ *     stays a lower bound); broadcasts of primitive fields from memory are
+ *     load-port operations and cost no FP-pipe slot;
+ *   - not in the issue's model, assumptions of ours, stated so they can be
+ *     argued with: a vector division or square root takes the divider for
+ *     DIV_CYC cycles (any width; Zen 5 has a full-width divider); a gather
+ *     of W floats costs W element loads at LOADS_PER_CYCLE (4 on Zen 5), and
+ *     the stream kernel cannot beat the single-core bandwidth measured in
+ *     the same run (rpb_measure_bw).
+ * Cycles per vector step = max(mul / 2, addcmp / 2, (mul + addcmp + other)
+ * / 4) + div * DIV_CYC, max'ed with the load term; per test = that / W, and
+ * the candidate steps (those where some lane passes the division-free
+ * test, which then runs the divisions and the acceptance) are counted
+ * exactly by replaying the kernel's control flow on the benchmark's data
+ * with the scalar reference.  Loop control, pointer arithmetic and the
+ * scalar tail work (branches on m_any, the scalar resolution of picking)
+ * are integer work on other ports and are not counted.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "scalar/ref.h"
+
+#define DIV_CYC 5.0          /* assumed divider occupancy per vector div/sqrt */
+#define LOADS_PER_CYCLE 4.0  /* assumed element loads per cycle (gathers) */
+
+/* Vector operations of one step (one vector of W lanes). */
+typedef struct ops {
+    double mul;    /* vf_mul */
+    double add;    /* vf_add, vf_sub, vf_min, vf_max, vf_lt/le/gt/ge/eq/neq */
+    double other;  /* vf_select, vi_select, m_and/or/andnot, xorsign, neg,
+                      vi_set1 / vf_set1 from a register, m_any, m_store01 */
+    double div;    /* vf_div, vf_sqrt */
+    double gather; /* vf_gather calls (W element loads each) */
+} ops;
+
+/* The op-count table.  Each row is one step of a loop in kernels.h. */
+enum {
+    ROW_SLAB,        /* intersect_aabb: one vector of rays against the box */
+    ROW_BOX_PACKET,  /* closest_packet, K_BOX: one broadcast box */
+    ROW_BOX_ACROSS,  /* closest_across, K_BOX: W gathered boxes, one ray */
+    ROW_BOX_ACROSS_C,/* ... extra when a lane is a candidate */
+    ROW_TRI,         /* closest_packet / occluded_packet, K_TRI: one broadcast triangle */
+    ROW_TRI_C,       /* closest_packet: extra when a lane is a candidate */
+    ROW_OCC_C,       /* occluded_packet: extra when a lane is a candidate */
+    ROW_TRI_ACROSS,  /* closest_across, K_TRI: W gathered triangles */
+    ROW_TRI_ACROSS_C,/* ... extra when a lane is a candidate */
+    ROW_SPH,         /* closest_packet, K_SPH: one broadcast sphere */
+    ROW_SPH_C,       /* ... extra when a lane is a candidate */
+    ROW_COUNT
+};
+
+static const struct { const char *name; ops o; } table[ROW_COUNT] = {
+    /* negx/negy/negz: 3 lt; per axis 2 select, 2 sub, 2 mul, max, min
+     * (slab_axis); tn <= tf: 1 le; rdx == rdx: 1 eq; 2 m_and with the
+     * validity masks; m_bits of active: 1; m_store01: 1.
+     * mul 6, addcmp 3 + 6 + 6 + 1 + 1 = 17, other 6 + 2 + 1 + 1 = 10. */
+    [ROW_SLAB] = {"slab (per ray vector)", {6, 17, 10, 0, 0}},
+    /* slab: 6 select, 6 sub, 6 mul, 3 max, 3 min, 1 le; m_and(c, live);
+     * acceptance lt + m_or + m_and; best select, nothas andnot, upd or,
+     * prim vi_select + vi_set1(base + j).  (Box validity: scalar, once.)
+     * mul 6, addcmp 6 + 6 + 1 + 1 = 14, other 6 + 1 + 2 + 5 = 14. */
+    [ROW_BOX_PACKET] = {"aabb packet step", {6, 14, 14, 0, 0}},
+    /* 6 gathers; box_valid_v 3 le + 2 and; slab as above; m_and valid,
+     * vf_set1(best), m_and lanes, m_any.
+     * mul 6, addcmp 3 + 13 = 16, other 2 + 6 + 4 = 12. */
+    [ROW_BOX_ACROSS] = {"aabb across step", {6, 16, 12, 0, 6}},
+    /* ge, le; 2 m_and; m_bits; 1 store of t (scalar resolution not counted). */
+    [ROW_BOX_ACROSS_C] = {"aabb across candidate", {0, 2, 4, 0, 0}},
+    /* e1, e2: 6 sub; p = cross(d, e2): 6 mul 3 sub; det: 3 mul 2 add;
+     * s = o - v0: 3 sub; uu: 3 mul 2 add; q = cross(s, e1): 6 mul 3 sub;
+     * vv, tt: 6 mul 4 add; xorsign x3 (sign of det once, 3 xor): 4;
+     * uvs: 1 add; inside: 2 ge, 1 le, 2 m_and; usable: neq + m_and;
+     * m_and with live/todo; m_any.
+     * mul 24, addcmp 6 + 3 + 2 + 3 + 2 + 3 + 4 + 1 + 3 + 1 = 28,
+     * other 4 + 2 + 1 + 1 + 1 = 9. */
+    [ROW_TRI] = {"triangle packet step", {24, 28, 9, 0, 0}},
+    /* t = tt / det; rp_ref_accept: ge, le, lt + 2 and, or, and; best select,
+     * nothas andnot, upd or, prim select + set1, buu/bvv/bdet selects.
+     * addcmp 3, other 4 + 5 + 3 = 12, div 1. */
+    [ROW_TRI_C] = {"triangle closest candidate", {0, 3, 12, 1, 0}},
+    /* t = tt / det; ge, le, 2 and; occ or; todo andnot; m_any(todo). */
+    [ROW_OCC_C] = {"triangle any-hit candidate", {0, 2, 5, 1, 0}},
+    /* 9 gathers; the triangle step as in a packet; vf_set1(best) (unused by
+     * triangles but issued), m_and lanes, m_any.  mul 24, addcmp 28, other
+     * 7 + 3 = 10. */
+    [ROW_TRI_ACROSS] = {"triangle across step", {24, 28, 10, 0, 9}},
+    /* div; ge, le; 2 and; m_bits; stores of t, uu, vv, det: 4. */
+    [ROW_TRI_ACROSS_C] = {"triangle across candidate", {0, 2, 7, 1, 0}},
+    /* oc: 3 sub; a, b, c: 9 mul 6 add; rr: 1 mul; c - rr; bb, ac: 2 mul;
+     * disc: 1 sub; 2 ge; m_and; m_and live; m_any.
+     * (a = dot(d, d) is recomputed per sphere, as the reference does.)
+     * mul 12, addcmp 3 + 6 + 1 + 1 + 2 = 13, other 3. */
+    [ROW_SPH] = {"sphere packet step", {12, 13, 3, 0, 0}},
+    /* sqrt + 2 div; neg; sub, add; ge + select (near or far root);
+     * acceptance as for triangles without the uv selects.
+     * addcmp 2 + 1 + 3 = 6, other 1 + 1 + 4 + 5 = 11, div 3. */
+    [ROW_SPH_C] = {"sphere closest candidate", {0, 6, 11, 3, 0}},
+};
+
+static int lanes_of(const char *variant) {
+    if (!strcmp(variant, "scalar")) return 1;
+    if (!strcmp(variant, "sse41") || !strcmp(variant, "neon")) return 4;
+    if (!strcmp(variant, "avx2") || !strcmp(variant, "autovec")) return 8;
+    if (!strcmp(variant, "avx512")) return 16;
+    return 0;
+}
+
+/* FP-pipe cycles of n steps of a row, and loads. */
+typedef struct acc { double fp, div, loads; } acc;
+
+static void add_row(acc *a, int row, double n, int w) {
+    const ops *o = &table[row].o;
+    double c = fmax(fmax(o->mul / 2.0, o->add / 2.0), (o->mul + o->add + o->other) / 4.0);
+    a->fp += n * c;
+    a->div += n * o->div * DIV_CYC;
+    a->loads += n * o->gather * (double)w / LOADS_PER_CYCLE;
+}
+
+static rp_ray1 ray_at(const rp_rays *r, size_t i, float tmax) {
+    rp_ray1 x = {r->ox[i], r->oy[i], r->oz[i], r->dx[i], r->dy[i], r->dz[i],
+                 r->rdx[i], r->rdy[i], r->rdz[i], r->tmin[i], tmax};
+    return x;
+}
+
+/* Candidate (division-free test passed) of ray i and primitive j. */
+static int cand(const rpb_work *w, size_t i, size_t j, float best, float *t) {
+    rp_ray1 r = ray_at(&w->rays, i, best);
+    if (w->boxes) {
+        float tn, tf;
+        int h = rp_ref_slab(&r, &w->boxes[j], &tn, &tf);
+        *t = tn;
+        return h;
+    }
+    if (w->tris) {
+        rp_tri_eval e = rp_ref_tri_eval(&r, &w->tris[j], 0);
+        *t = e.candidate ? rp_ref_tri_t(&e) : INFINITY;
+        return e.candidate;
+    }
+    int c = rp_ref_sphere(&r, &w->spheres[j], t);
+    return c;
+}
+
+/* Replays kernels.h's loops on w's data, counting steps and candidate
+ * steps; returns the summed cycles on the model core. */
+static acc replay(const rpb_work *w, int W) {
+    acc a = {0, 0, 0};
+    size_t n = w->nrays, m = w->nprims;
+    rpb_kernel k = w->kernel;
+    if (k == RPB_SLAB) {
+        add_row(&a, ROW_SLAB, (double)((n + W - 1) / W) * (double)m, W);
+        return a;
+    }
+    if (n < (size_t)W) { /* closest_across / occluded_across, per ray */
+        for (size_t i = 0; i < n; i++) {
+            float best = w->tmax0[i];
+            for (size_t j = 0; j < m; j += W) {
+                add_row(&a, k == RPB_AABB ? ROW_BOX_ACROSS : ROW_TRI_ACROSS, 1, W);
+                int any = 0;
+                float nb = best;
+                for (size_t l = j; l < j + (size_t)W && l < m; l++) {
+                    float t;
+                    if (cand(w, i, l, best, &t)) {
+                        any = 1;
+                        if (t >= w->rays.tmin[i] && t < nb)
+                            nb = t;
+                    }
+                }
+                if (any)
+                    add_row(&a, k == RPB_AABB ? ROW_BOX_ACROSS_C : ROW_TRI_ACROSS_C, 1, W);
+                best = nb;
+            }
+        }
+        return a;
+    }
+    for (size_t i0 = 0; i0 < n; i0 += (size_t)W) {
+        size_t end = i0 + (size_t)W < n ? i0 + (size_t)W : n;
+        if (k == RPB_AABB) {
+            add_row(&a, ROW_BOX_PACKET, (double)m, W);
+            continue;
+        }
+        uint8_t done[64] = {0};
+        for (size_t j = 0; j < m; j++) {
+            if (k == RPB_OCCL) {
+                int todo = 0;
+                for (size_t i = i0; i < end; i++)
+                    todo |= !done[i - i0];
+                if (!todo)
+                    break;
+            }
+            add_row(&a, k == RPB_SPHERE ? ROW_SPH : ROW_TRI, 1, W);
+            int any = 0;
+            for (size_t i = i0; i < end; i++) {
+                float t;
+                if (done[i - i0])
+                    continue;
+                if (cand(w, i, j, w->tmax0[i], &t)) {
+                    any = 1;
+                    if (k == RPB_OCCL && t >= w->rays.tmin[i] && t <= w->tmax0[i])
+                        done[i - i0] = 1;
+                }
+            }
+            if (any)
+                add_row(&a, k == RPB_SPHERE ? ROW_SPH_C : k == RPB_OCCL ? ROW_OCC_C : ROW_TRI_C, 1, W);
+        }
+    }
+    return a;
+}
+
+rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per_cycle) {
+    rpb_bound b = {0, 0, 0, 0};
+    int W = lanes_of(variant);
+    /* autovec vectorises over rays only: a single ray runs one lane */
+    if (!strcmp(variant, "autovec") && w->nrays < (size_t)W)
+        W = 1;
+    if (!W || w->nrays > 64 * 1024 * 1024)
+        return b;
+    /* the replay is O(tests) in scalar: skip it where it would take long */
+    if (w->kernel != RPB_SLAB && w->kernel != RPB_AABB && rpb_work_tests(w) > 2e6)
+        return b;
+    acc a = replay(w, W);
+    double tests = rpb_work_tests(w);
+    b.compute = (a.fp + a.div) / tests;
+    double loads = a.loads / tests;
+    if (w->shape == RPB_STREAM && bytes_per_cycle > 0) {
+        /* 8 input floats (o, rd, tmin, tmax) read, hit byte + tnear + tfar written */
+        b.memory = (8.0 * 4.0 + 1.0 + 4.0 + 4.0) / bytes_per_cycle;
+    }
+    b.cycles = fmax(fmax(b.compute, loads), b.memory);
+    b.known = 1;
+    return b;
+}
+
+void rpb_bound_print_table(void) {
+    printf("model core: Zen 5 (2 mul pipes, 2 add/min/max/cmp pipes, 512-bit; other ops on any of 4;"
+           " div/sqrt %.0f cycles; %.0f element loads/cycle)\n", DIV_CYC, LOADS_PER_CYCLE);
+    printf("%-28s %5s %6s %6s %4s %6s %10s\n", "step (kernels.h)", "mul", "addcmp", "other", "div",
+           "gather", "cyc/vector");
+    for (int r = 0; r < ROW_COUNT; r++) {
+        const ops *o = &table[r].o;
+        double c = fmax(fmax(o->mul / 2.0, o->add / 2.0), (o->mul + o->add + o->other) / 4.0) +
+                   o->div * DIV_CYC;
+        printf("%-28s %5.0f %6.0f %6.0f %4.0f %6.0f %10.2f\n", table[r].name, o->mul, o->add,
+               o->other, o->div, o->gather, c);
+    }
+}
