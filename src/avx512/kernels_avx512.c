@@ -1,0 +1,74 @@
+/*
+ * kernels_avx512.c - the AVX-512 variant: the vector layer of
+ * src/simd/kernels.h on 16-lane zmm registers with k-register masks
+ * (selects are masked blends), written with SIMDe intrinsics so that it is
+ * native on x86 (built with -mavx512f -mavx512vl -mavx512dq -mavx512bw; the
+ * project's -ffp-contract=off keeps FMA out) and emulated on other hosts.
+ * All batch loops live in the template; this file is about AVX-512 alone.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <simde/x86/avx512.h>
+
+typedef simde__m512 vf;
+typedef simde__m512i vi;
+typedef simde__mmask16 vm;
+#define V_W 16
+#define RP_SIMD_ISA RP_ISA_AVX512
+#define RP_SIMD_TABLE rp_kernels_avx512
+
+static inline vf vf_set1(float x) { return simde_mm512_set1_ps(x); }
+static inline vf vf_loadu(const float *p) { return simde_mm512_loadu_ps(p); }
+static inline void vf_storeu(float *p, vf a) { simde_mm512_storeu_ps(p, a); }
+static inline vf vf_add(vf a, vf b) { return simde_mm512_add_ps(a, b); }
+static inline vf vf_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
+static inline vf vf_mul(vf a, vf b) { return simde_mm512_mul_ps(a, b); }
+static inline vf vf_div(vf a, vf b) { return simde_mm512_div_ps(a, b); }
+static inline vf vf_sqrt(vf a) { return simde_mm512_sqrt_ps(a); }
+/* vminps/vmaxps return the second operand when either is NaN and when both
+ * are zeros: exactly rp_minf(a, b) / rp_maxf(a, b). */
+static inline vf vf_min(vf a, vf b) { return simde_mm512_min_ps(a, b); }
+static inline vf vf_max(vf a, vf b) { return simde_mm512_max_ps(a, b); }
+static inline vf vf_neg(vf a) { return simde_mm512_xor_ps(a, simde_mm512_set1_ps(-0.0f)); }
+static inline vf vf_xorsign(vf a, vf s) {
+    return simde_mm512_xor_ps(a, simde_mm512_and_ps(s, simde_mm512_set1_ps(-0.0f)));
+}
+/* ordered predicates are C's <, <=, >, >=, ==; NEQ_UQ is C's != */
+static inline vm vf_lt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LT_OQ); }
+static inline vm vf_le(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LE_OQ); }
+static inline vm vf_gt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_GT_OQ); }
+static inline vm vf_ge(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_GE_OQ); }
+static inline vm vf_eq(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_EQ_OQ); }
+static inline vm vf_neq(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_NEQ_UQ); }
+static inline vf vf_select(vm m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a); }
+/* SIMDe 0.7 has no 512-bit gather: two 256-bit ones (native under AVX-512). */
+static inline vf vf_gather(const float *p, int s) {
+    simde__m256i idx = simde_mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
+    simde__m256 lo = simde_mm256_i32gather_ps(p, idx, 4);
+    simde__m256 hi = simde_mm256_i32gather_ps(p + 8 * s, idx, 4);
+    return simde_mm512_insertf32x8(simde_mm512_castps256_ps512(lo), hi, 1);
+}
+
+static inline vi vi_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }
+static inline vi vi_loadu(const uint32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
+static inline void vi_storeu(uint32_t *p, vi a) { simde_mm512_storeu_si512((void *)p, a); }
+static inline vm vi_eq(vi a, vi b) { return simde_mm512_cmpeq_epi32_mask(a, b); }
+static inline vi vi_select(vm m, vi a, vi b) { return simde_mm512_mask_blend_epi32(m, b, a); }
+
+static inline vm m_and(vm a, vm b) { return (vm)(a & b); }
+static inline vm m_or(vm a, vm b) { return (vm)(a | b); }
+static inline vm m_andnot(vm a, vm b) { return (vm)(a & ~b); }
+static inline unsigned m_bits(vm m) { return m; }
+static inline int m_any(vm m) { return m != 0; }
+static inline vm m_lanes(size_t k) { return (vm)((1u << k) - 1u); }
+static inline vm m_from_bytes(const uint8_t *p) {
+    simde__m128i b = simde_mm_loadu_si128((const void *)p);
+    simde__m128i z = simde_mm_cmpeq_epi8(b, simde_mm_setzero_si128());
+    return (vm)~simde_mm_movemask_epi8(z);
+}
+static inline void m_store01(uint8_t *p, vm m) {
+    simde_mm_storeu_si128((void *)p, simde_mm_maskz_mov_epi8(m, simde_mm_set1_epi8(1)));
+}
+
+#include "simd/kernels.h"

@@ -1,0 +1,107 @@
+/*
+ * kernels_neon.c - the NEON variant (AArch64 Advanced SIMD): the vector
+ * layer of src/simd/kernels.h on 4-lane float32x4 registers with uint32x4
+ * masks, written with SIMDe intrinsics so that it is native on aarch64 and
+ * emulated elsewhere (on x86 it exists to cross-check the NEON code).  NEON
+ * min/max (FMIN/FMAX) propagate NaN and order -0/+0 unlike the reference,
+ * so min and max are spelled as compare-and-select.  All batch loops live
+ * in the template; this file is about NEON alone.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <simde/arm/neon.h>
+
+typedef simde_float32x4_t vf;
+typedef simde_uint32x4_t vi;
+typedef simde_uint32x4_t vm; /* lanes all ones or all zeros */
+#define V_W 4
+#define RP_SIMD_ISA RP_ISA_NEON
+#define RP_SIMD_TABLE rp_kernels_neon
+
+static inline vf vf_set1(float x) { return simde_vdupq_n_f32(x); }
+static inline vf vf_loadu(const float *p) { return simde_vld1q_f32(p); }
+static inline void vf_storeu(float *p, vf a) { simde_vst1q_f32(p, a); }
+static inline vf vf_add(vf a, vf b) { return simde_vaddq_f32(a, b); }
+static inline vf vf_sub(vf a, vf b) { return simde_vsubq_f32(a, b); }
+static inline vf vf_mul(vf a, vf b) { return simde_vmulq_f32(a, b); }
+/* SIMDe 0.7 has no vdivq_f32/vsqrtq_f32 (they are A64-only): the native
+ * instruction on aarch64 (SIMDe's types are the native ones there), else one
+ * correctly rounded IEEE operation per lane. */
+#if defined(SIMDE_ARM_NEON_A64V8_NATIVE)
+static inline vf vf_div(vf a, vf b) { return vdivq_f32(a, b); }
+static inline vf vf_sqrt(vf a) { return vsqrtq_f32(a); }
+#else
+static inline vf vf_div(vf a, vf b) {
+    float x[4], y[4];
+    simde_vst1q_f32(x, a);
+    simde_vst1q_f32(y, b);
+    for (int k = 0; k < 4; k++)
+        x[k] = x[k] / y[k];
+    return simde_vld1q_f32(x);
+}
+static inline vf vf_sqrt(vf a) {
+    float x[4];
+    simde_vst1q_f32(x, a);
+    for (int k = 0; k < 4; k++)
+        x[k] = sqrtf(x[k]);
+    return simde_vld1q_f32(x);
+}
+#endif
+/* rp_minf(a, b) = a < b ? a : b and rp_maxf(a, b) = a > b ? a : b */
+static inline vf vf_min(vf a, vf b) { return simde_vbslq_f32(simde_vcltq_f32(a, b), a, b); }
+static inline vf vf_max(vf a, vf b) { return simde_vbslq_f32(simde_vcgtq_f32(a, b), a, b); }
+static inline vf vf_xor_bits(vf a, simde_uint32x4_t bits) {
+    return simde_vreinterpretq_f32_u32(simde_veorq_u32(simde_vreinterpretq_u32_f32(a), bits));
+}
+static inline vf vf_neg(vf a) { return vf_xor_bits(a, simde_vdupq_n_u32(0x80000000u)); }
+static inline vf vf_xorsign(vf a, vf s) {
+    return vf_xor_bits(a, simde_vandq_u32(simde_vreinterpretq_u32_f32(s),
+                                          simde_vdupq_n_u32(0x80000000u)));
+}
+static inline vm vf_lt(vf a, vf b) { return simde_vcltq_f32(a, b); }
+static inline vm vf_le(vf a, vf b) { return simde_vcleq_f32(a, b); }
+static inline vm vf_gt(vf a, vf b) { return simde_vcgtq_f32(a, b); }
+static inline vm vf_ge(vf a, vf b) { return simde_vcgeq_f32(a, b); }
+static inline vm vf_eq(vf a, vf b) { return simde_vceqq_f32(a, b); }
+static inline vm vf_neq(vf a, vf b) { return simde_vmvnq_u32(simde_vceqq_f32(a, b)); }
+static inline vf vf_select(vm m, vf a, vf b) { return simde_vbslq_f32(m, a, b); }
+static inline vf vf_gather(const float *p, int s) {
+    float t[4] = {p[0], p[s], p[2 * s], p[3 * s]};
+    return simde_vld1q_f32(t);
+}
+
+static inline vi vi_set1(uint32_t x) { return simde_vdupq_n_u32(x); }
+static inline vi vi_loadu(const uint32_t *p) { return simde_vld1q_u32(p); }
+static inline void vi_storeu(uint32_t *p, vi a) { simde_vst1q_u32(p, a); }
+static inline vm vi_eq(vi a, vi b) { return simde_vceqq_u32(a, b); }
+static inline vi vi_select(vm m, vi a, vi b) { return simde_vbslq_u32(m, a, b); }
+
+static inline vm m_and(vm a, vm b) { return simde_vandq_u32(a, b); }
+static inline vm m_or(vm a, vm b) { return simde_vorrq_u32(a, b); }
+static inline vm m_andnot(vm a, vm b) { return simde_vbicq_u32(a, b); } /* a & ~b */
+static inline unsigned m_bits(vm m) {
+    static const uint32_t w[4] = {1, 2, 4, 8};
+    return simde_vaddvq_u32(simde_vandq_u32(m, simde_vld1q_u32(w)));
+}
+static inline int m_any(vm m) { return simde_vmaxvq_u32(m) != 0; }
+static inline vm m_lanes(size_t k) {
+    static const uint32_t idx[4] = {0, 1, 2, 3};
+    return simde_vcltq_u32(simde_vld1q_u32(idx), simde_vdupq_n_u32((uint32_t)k));
+}
+static inline vm m_from_bytes(const uint8_t *p) {
+    uint32_t x;
+    memcpy(&x, p, 4);
+    simde_uint16x8_t h = simde_vmovl_u8(simde_vreinterpret_u8_u32(simde_vdup_n_u32(x)));
+    simde_uint32x4_t w = simde_vmovl_u16(simde_vget_low_u16(h));
+    return simde_vtstq_u32(w, w);
+}
+static inline void m_store01(uint8_t *p, vm m) {
+    simde_uint16x4_t h = simde_vmovn_u32(simde_vandq_u32(m, simde_vdupq_n_u32(1)));
+    simde_uint8x8_t b = simde_vmovn_u16(simde_vcombine_u16(h, h));
+    uint32_t x = simde_vget_lane_u32(simde_vreinterpret_u32_u8(b), 0);
+    memcpy(p, &x, 4);
+}
+
+#include "simd/kernels.h"
