@@ -147,22 +147,21 @@ static void test_raycast_faces(void) {
         rp_raycast_aabb(tb_v(5, 1, 1), tb_v(1, 0, 0), &box, &hit, &t, NULL);
         tap_ok(hit == 0 && t == -7.0f, "raycast: box behind the origin is a miss");
     }
-    /* Zero direction with the origin inside: raypack.h says "*normal = the
-     * outward normal of that face (0 if the origin is inside and d = 0)",
-     * i.e. a hit with a zero normal; api.c instead treats the infinite exit
-     * t as a miss (its comment: "a zero direction has no face to reach"). */
+    /* Zero direction with the origin inside: docs/SEMANTICS.md makes it a
+     * miss ("when t is not finite (a zero direction never reaches a
+     * face)"); *t and *normal stay untouched.  (raypack.h's "(0 if the
+     * origin is inside and d = 0)" describes a case that cannot occur.) */
     {
         int hit = -1;
+        float t = -7.0f, nn[3];
         rp_vec3 n = tb_v(9, 9, 9);
-        float nn[3];
-        rp_raycast_aabb(tb_v(1, 1, 1), tb_v(0, 0, 0), &box, &hit, NULL, &n);
+        rp_raycast_aabb(tb_v(1, 1, 1), tb_v(0, 0, 0), &box, &hit, &t, &n);
         tb_v3(n, nn);
-        tap_todo(hit == 1 && nn[0] == 0 && nn[1] == 0 && nn[2] == 0,
-                 "raypack.h documents a zero normal for d = 0 inside; api.c reports a miss",
-                 "raycast: d = 0 with origin inside hits with normal 0 (raypack.h)");
-        if (hit != 1)
-            tap_diag("  got hit=%d normal (%a, %a, %a)", hit, (double)nn[0],
-                     (double)nn[1], (double)nn[2]);
+        tap_ok(hit == 0 && t == -7.0f && nn[0] == 9,
+               "raycast: d = 0 with the origin inside is a miss (no face to reach)");
+        hit = -1;
+        rp_raycast_aabb(tb_v(2, 2, 2), tb_v(0, -0.0f, 0), &box, &hit, &t, &n);
+        tap_int(hit, 0, "raycast: d = 0 on the max corner is a miss");
     }
 }
 
