@@ -98,6 +98,8 @@ out:
             if (b.known) {
                 state.counters["bound_cyc"] = b.cycles;
                 state.counters["vs_bound"] = cyc / b.cycles;
+                if (b.memory > 0)
+                    state.counters["mem_cyc"] = b.memory;
             }
         }
     }

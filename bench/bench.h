@@ -113,7 +113,7 @@ void rpb_cpu_name(char *buf, size_t len);
 typedef struct rpb_bound {
     double cycles;       /* best cycles per ray-primitive test on the model core */
     double compute;      /* the FP-pipe part of it */
-    double memory;       /* the memory part (stream only; 0 otherwise) */
+    double memory;       /* stream only: bytes / measured bandwidth (not in cycles) */
     int known;           /* 0 when no op count exists (baselines other than
                             "scalar", or an unknown variant) */
 } rpb_bound;

@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
     rpb_cpu_name(cpu, sizeof cpu);
     double hz = rpb_calibrate_hz();
     double bw = rpb_measure_bw();
-    printf("rp_bench_smoke: CPU %s; core clock %.2f GHz (add chain); triad bandwidth %.1f GB/s\n",
+    printf("rp_bench_smoke: CPU %s (from /proc/cpuinfo: the host's under qemu-user); core clock %.2f GHz (add chain); triad bandwidth %.1f GB/s\n",
            cpu, hz * 1e-9, bw * 1e-9);
     printf("NOTE: under an emulator (qemu) these timings mean nothing; this run only proves that\n"
            "      the benchmark suite builds and runs, and checks results, not speed.\n");

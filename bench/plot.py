@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""plot.py - turns rp_bench's JSON (--benchmark_format=json or
+--benchmark_out=FILE) into a PNG chart of ray-primitive tests per second by
+kernel, shape and variant (baselines included), and prints a Markdown table:
+kernel, shape, variant, Gtests/s, cyc/test, bound, vs autovec.
+
+    python3 bench/plot.py bench/results/bench.json \
+        --png bench/results/bench.png --md bench/results/table.md
+
+Needs matplotlib (Debian: apt-get install python3-matplotlib) for the PNG
+only; without it the table is still written.  Embree rows are end-to-end
+(BVH): their "tests" are the brute-force tests the BVH made unnecessary.
+"""
+import argparse
+import json
+import sys
+
+ORDER = ["naive", "scalar", "autovec", "sse41", "neon", "avx2", "avx512"]
+
+
+def variant_key(v):
+    if v.startswith("embree"):
+        return (len(ORDER), v)
+    return (ORDER.index(v) if v in ORDER else len(ORDER) - 1, v)
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    rows = []
+    for b in data.get("benchmarks", []):
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        if b.get("error_occurred"):
+            continue
+        name = b.get("run_name", b["name"])
+        parts = name.split("/")
+        if len(parts) < 3:
+            continue
+        kernel, variant, shape = parts[0], parts[1], parts[2]
+        rows.append({
+            "kernel": kernel, "variant": variant, "shape": shape,
+            "gtests": b.get("items_per_second", 0.0) * 1e-9,
+            "cyc": b.get("cyc_per_test"),
+            "bound": b.get("bound_cyc"),
+            "vs_bound": b.get("vs_bound"),
+            "label": b.get("label", ""),
+        })
+    return data.get("context", {}), rows
+
+
+def table(ctx, rows):
+    auto = {(r["kernel"], r["shape"]): r["gtests"] for r in rows if r["variant"] == "autovec"}
+    out = []
+    out.append("# raypack benchmarks")
+    out.append("")
+    out.append("CPU: %s; core clock %s GHz (add-chain calibration); triad %s GB/s; date %s; host %s"
+               % (ctx.get("rp_cpu", "?"), ctx.get("rp_core_ghz", "?"), ctx.get("rp_triad_gbps", "?"),
+                  ctx.get("date", "?"), ctx.get("host_name", "?")))
+    out.append("")
+    out.append("Native variants: %s. Bound: %s; `vs bound` = cyc/test / bound."
+               % (ctx.get("rp_native_variants", "?"), ctx.get("rp_bound_model", "?")))
+    la = ctx.get("load_avg")
+    if la:
+        out.append("Load average at start: %s (other processes on the cores make numbers noisy)."
+                   % ", ".join("%.2f" % x for x in la))
+    out.append("Embree rows are end-to-end (BVH over the same triangles), not kernel for kernel.")
+    out.append("")
+    out.append("| kernel | shape | variant | Gtests/s | cyc/test | bound | vs bound | vs autovec |")
+    out.append("|---|---|---|---:|---:|---:|---:|---:|")
+    key = lambda r: (r["kernel"], r["shape"], variant_key(r["variant"]))
+    for r in sorted(rows, key=key):
+        a = auto.get((r["kernel"], r["shape"]))
+        f = lambda x, fmt: (fmt % x) if isinstance(x, (int, float)) else "-"
+        out.append("| %s | %s | %s | %.3f | %s | %s | %s | %s |" % (
+            r["kernel"], r["shape"], r["variant"], r["gtests"], f(r["cyc"], "%.2f"),
+            f(r["bound"], "%.3f"), f(r["vs_bound"], "%.2f"),
+            ("%.2fx" % (r["gtests"] / a)) if a else "-"))
+    return "\n".join(out) + "\n"
+
+
+def plot(ctx, rows, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot.py: matplotlib missing (apt-get install python3-matplotlib): no PNG", file=sys.stderr)
+        return False
+    groups = sorted({(r["kernel"], r["shape"]) for r in rows})
+    variants = sorted({r["variant"] for r in rows}, key=variant_key)
+    val = {(r["kernel"], r["shape"], r["variant"]): r["gtests"] for r in rows}
+    fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(groups)), 5.5))
+    width = 0.8 / max(1, len(variants))
+    cmap = plt.get_cmap("tab10")
+    for vi, v in enumerate(variants):
+        xs, ys = [], []
+        for gi, g in enumerate(groups):
+            y = val.get((g[0], g[1], v))
+            if y:
+                xs.append(gi - 0.4 + width * (vi + 0.5))
+                ys.append(y)
+        hatch = "//" if v.startswith("embree") else ("" if v not in ("naive", "autovec") else "..")
+        ax.bar(xs, ys, width, label=v + (" (BVH, end-to-end)" if v.startswith("embree") else ""),
+               color=cmap(vi % 10), hatch=hatch, edgecolor="black", linewidth=0.3)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(["%s\n%s" % g for g in groups])
+    ax.set_yscale("log")
+    ax.set_ylabel("ray-primitive tests per second (G, log scale)")
+    ax.set_title("raypack kernels by variant, with baselines\n%s, %s GHz, %s"
+                 % (ctx.get("rp_cpu", "?"), ctx.get("rp_core_ghz", "?"), ctx.get("date", "?")[:10]),
+                 fontsize=10)
+    ax.grid(axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("json")
+    ap.add_argument("--png", help="write the chart here")
+    ap.add_argument("--md", help="write the Markdown table here (it is printed in any case)")
+    a = ap.parse_args()
+    ctx, rows = load(a.json)
+    if not rows:
+        print("plot.py: no benchmark rows in %s" % a.json, file=sys.stderr)
+        return 1
+    md = table(ctx, rows)
+    sys.stdout.write(md)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(md)
+    if a.png:
+        plot(ctx, rows, a.png)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
