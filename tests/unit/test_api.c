@@ -217,6 +217,22 @@ static void test_intersect_aabb(void) {
     reset(0);
     expect(rp_intersect_aabb(&W.b.r, NULL, W.box, (uint8_t *)W.b.r.oz + 3, W.tn, W.tf), RP_ERR_ALIAS,
            "%s: hit overlaps rays.oz", f);
+    /* overlaps of a single byte count; adjacent arrays are fine */
+    reset(0);
+    expect(rp_intersect_aabb(&W.b.r, NULL, W.box, (uint8_t *)(W.b.r.oz + N) - 1, W.tn, W.tf),
+           RP_ERR_ALIAS, "%s: hit starts on the last byte of rays.oz", f);
+    reset(0);
+    expect(rp_intersect_aabb(&W.b.r, NULL, W.box, (uint8_t *)W.b.r.oz - (N - 1), W.tn, W.tf),
+           RP_ERR_ALIAS, "%s: hit ends on the first byte of rays.oz", f);
+    {
+        float both[2 * N];
+        reset(0);
+        expect(rp_intersect_aabb(&W.b.r, NULL, W.box, W.hit, both, both + N - 1), RP_ERR_ALIAS,
+               "%s: tnear and tfar share one float", f);
+        tap_int(rp_intersect_aabb(&W.b.r, NULL, W.box, W.hit, both, both + N), RP_OK,
+                "%s: tnear and tfar adjacent -> RP_OK", f);
+        tap_ok(both[0] == 4 && both[N] == 6, "%s: adjacent outputs written", f);
+    }
     reset(0);
     r = W.b.r;
     r.n = N - 1;

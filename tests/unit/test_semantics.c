@@ -183,6 +183,16 @@ static void test_boundaries(void) {
     expect_slab(h, tn, tf, 1, 0, -0.0f, "origin on the min.x face, pointing out");
     h = slab1(1, 0.5f, 0.5f, 1, 0, 0, 0, INF, &box, &tn, &tf);
     expect_slab(h, tn, tf, 1, 0, 0, "origin on the max.x face, pointing out");
+    /* pointing in from the max face: t0 = (1 - 1) * -1 = -0 and
+     * max(-0, +0) keeps the running +0 (the 2nd operand) */
+    h = slab1(1, 0.5f, 0.5f, -1, 0, 0, 0, INF, &box, &tn, &tf);
+    expect_slab(h, tn, tf, 1, 0.0f, 1, "origin on the max.x face, pointing in: tnear +0");
+    /* tmax = -0: min(+0, -0) keeps -0, and 0 <= -0 is a hit */
+    h = slab1(1, 0.5f, 0.5f, 1, 0, 0, 0, -0.0f, &box, &tn, &tf);
+    expect_slab(h, tn, tf, 1, 0.0f, -0.0f, "tmin +0, tmax -0 on the max.x face: tfar -0");
+    /* tmin = -0 with the origin on the min face: max(+0, -0) keeps -0 */
+    h = slab1(0, 0.5f, 0.5f, 1, 0, 0, -0.0f, INF, &box, &tn, &tf);
+    expect_slab(h, tn, tf, 1, -0.0f, 1, "tmin -0 on the min.x face: tnear -0");
     h = slab1(0, 0, 0.5f, -1, -1, 0, 0, INF, &box, &tn, &tf);
     expect_slab(h, tn, tf, 1, 0, -0.0f, "origin on an edge, pointing out");
     h = slab1(1, 1, 1, 1, 1, 1, 0, INF, &box, &tn, &tf);
