@@ -32,6 +32,7 @@
 #error "src/simd/kernels.h is included by an ISA file after its vector layer"
 #endif
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -374,7 +375,10 @@ RP_INLINE void put_hits(rp_rays *rays, rp_hits *hits, size_t i, size_t m, vm act
 
 /* Rays i .. i+m-1 against every primitive, one broadcast primitive per
  * step; the running best of each lane stays in registers.  Per lane this is
- * the reference's loop: same tests, same order, same acceptance. */
+ * the reference's loop: same tests, same order, same acceptance.  Lanes
+ * that do not take part (inactive, invalid ray, padding) start with a NaN
+ * best, which no test accepts (t <= NaN is false, and the slab's
+ * tf = min(t1, NaN) stays NaN), so no per-test lane mask is needed. */
 RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
                               const float *prims, size_t count, uint32_t base,
                               unsigned flags, rp_hits *hits, size_t i, size_t m) {
@@ -387,20 +391,20 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         return;
     vi prim = ld_prim_index(hits->prim, i, m);
     vm nothas = vi_eq(prim, vi_set1(RP_NO_HIT));
-    vf best = r.tmax;
+    vf best = vf_select(live, r.tmax, vf_set1(NAN));
     vm upd = m_lanes(0);
     vf zero = vf_set1(0.0f);
     vf buu = zero, bvv = zero, bdet = vf_set1(1.0f);
 
     for (size_t j = 0; j < count; j++) {
         const float *p = prims + j * (size_t)nf;
-        /* a box's validity is the same in every lane */
-        if (kind == K_BOX && !box_valid_1(p))
-            continue;
         vprim pv;
         veval e;
         bc_prim(p, nf, &pv);
-        vm c = m_and(test_cand(kind, &r, &pv, best, flags, 0, &e), live);
+        /* box validity per lane (3 compares) rather than a scalar branch:
+         * branch-free and fewer instructions than scalar loads, compares
+         * and register broadcasts, at equal or better measured speed */
+        vm c = test_cand(kind, &r, &pv, best, flags, 1, &e);
         vm acc;
         if (kind == K_BOX) {
             /* tmin <= tn <= best already holds for a slab hit */
@@ -413,6 +417,9 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
             acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, best));
             acc = m_and(acc, m_or(vf_lt(e.t, best), nothas));
         }
+        /* acceptances are rare after the first few primitives */
+        if (!m_any(acc))
+            continue;
         best = vf_select(acc, e.t, best);
         nothas = m_andnot(nothas, acc);
         upd = m_or(upd, acc);
@@ -430,7 +437,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         u = vf_div(buu, bdet);
         v = vf_div(bvv, bdet);
     }
-    put_hits(rays, hits, i, m, act, upd, best, prim, u, v);
+    put_hits(rays, hits, i, m, act, upd, vf_select(upd, best, r.tmax), prim, u, v);
 }
 
 /* Active ray i against W primitives per step.  The lanes are tested against
