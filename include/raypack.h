@@ -140,8 +140,8 @@ RP_API rp_status rp_hits_reset(rp_hits *hits);
 
 /* a) rays x one box (the slab test).  For each active ray writes
  *    hit[i] (1 or 0), tnear[i] and tfar[i]: the ray's [tmin, tmax] clipped to
- *    the box (for a miss they are the clipped values, tnear > tfar, or NaN
- *    for an invalid ray).  tnear and tfar may be NULL if not wanted. */
+ *    the box (for a miss they are the clipped values, tnear > tfar; for an
+ *    invalid ray tnear = tmin and tfar = tmax).  tnear and tfar may be NULL if not wanted. */
 RP_API rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
                                    const rp_aabb *box, uint8_t *hit,
                                    float *tnear, float *tfar);
@@ -199,8 +199,8 @@ RP_API rp_status rp_hits_normals_plane(const rp_rays *rays, rp_hits *hits,
 /* ------------------------------------------------------------------ */
 /* Seed 000's raycast: the ray o + t*d, t >= 0, against a box.  *hit = 1 and
  * *t = the entry t, or the exit t when the origin is inside the box; *normal
- * = the outward normal of that face (0 if the origin is inside and d = 0).
- * t and normal may be NULL.  Misses leave *t and *normal untouched. */
+ * = the outward normal of that face.  A zero direction, a box behind the
+ * origin or a t that is not finite is a miss.  t and normal may be NULL.  Misses leave *t and *normal untouched. */
 RP_API rp_status rp_raycast_aabb(rp_vec3 origin, rp_vec3 dir, const rp_aabb *box,
                                  int *hit, float *t, rp_vec3 *normal);
 /* The segment from a to b: *t in [0, 1] is the first point of the segment

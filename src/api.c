@@ -83,8 +83,8 @@ static rp_status check_rays(const rp_rays *r, span in[11]) {
     const float *a[11] = {r->ox, r->oy, r->oz, r->dx, r->dy, r->dz,
                           r->rdx, r->rdy, r->rdz, r->tmin, r->tmax};
     for (int k = 0; k < 11; k++) {
-        if (!a[k])
-            return RP_ERR_NULL;
+        if (!a[k] && r->n)
+            return RP_ERR_NULL; /* n == 0: arrays may be NULL */
         if (!aligned4(a[k]))
             return RP_ERR_ALIGN;
         in[k].p = a[k];
@@ -120,8 +120,8 @@ static rp_status check_hits(const rp_hits *h, size_t n, span out[4]) {
         return RP_ERR_SIZE_MISMATCH;
     const void *a[4] = {h->t, h->u, h->v, h->prim};
     for (int k = 0; k < 4; k++) {
-        if (!a[k])
-            return RP_ERR_NULL;
+        if (!a[k] && n)
+            return RP_ERR_NULL; /* n == 0: arrays may be NULL */
         if (!aligned4(a[k]))
             return RP_ERR_ALIGN;
         out[k].p = a[k];
@@ -311,7 +311,7 @@ rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
     rp_status s = check_rays(rays, in);
     if (s)
         return s;
-    if (!box || !hit)
+    if ((!box || !hit) && rays->n)
         return RP_ERR_NULL;
     if (!aligned4(box) || !aligned4(tnear) || !aligned4(tfar))
         return RP_ERR_ALIGN;
@@ -473,7 +473,7 @@ static rp_status check_normals(const rp_rays *rays, const rp_hits *h,
         return s;
     float *nn[3] = {h->nx, h->ny, h->nz};
     for (int k = 0; k < 3; k++) {
-        if (!nn[k]) return RP_ERR_NULL;
+        if (!nn[k] && rays->n) return RP_ERR_NULL;
         if (!aligned4(nn[k])) return RP_ERR_ALIGN;
         out[4 + k].p = nn[k];
         out[4 + k].bytes = rays->n * 4;
