@@ -29,6 +29,8 @@ for v in sse41:sse/kernels_sse41.c avx2:avx2/kernels_avx2.c \
   if [ ! -f "src/${v#*:}" ]; then
     echo "sanitize: NOTE: src/${v#*:} does not exist: building with -D${v%%:*}=disabled"
     variant_args+=("-D${v%%:*}=disabled")
+  else
+    variant_args+=("-D${v%%:*}=auto") # undo an earlier =disabled on reconfigure
   fi
 done
 

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# .ci/memcheck.sh - valgrind memcheck over the test executables: the unit
+# and API-misuse tests, the fuzz corpus replay, the threads test, the
+# variant-switch tests, the example's smoke run, and rp_check with a small
+# iteration count (valgrind is ~50x slower).  Reads of uninitialised or
+# unaddressable memory (--partial-loads-ok=no: a vector load that straddles
+# the end of an array counts), invalid frees and definite leaks fail.
+#
+# Valgrind cannot execute AVX-512 (its CPUID hides it, so the dispatcher
+# never picks it there); RP_ISA=avx2 forces the widest variant it can run
+# (override with MEMCHECK_ISA).  rp_check and the tests that switch
+# variants themselves still visit every variant valgrind can run.
+#
+# Builds build-memcheck/ (no sanitizers, -O2 -g).  Environment: CC,
+# MEMCHECK_ISA (default avx2), MEMCHECK_ITERATIONS (rp_check, default 4),
+# RP_MESON_ARGS (extra meson options).
+#
+# apt packages: valgrind (3.19 handles AVX2), gcc (build-essential), meson,
+#   ninja-build, libsimde-dev.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD=build-memcheck
+CC=${CC:-gcc}
+ISA=${MEMCHECK_ISA:-avx2}
+ITER=${MEMCHECK_ITERATIONS:-4}
+t0=$SECONDS
+command -v valgrind >/dev/null || { echo "memcheck: valgrind not found (apt-get install valgrind)"; exit 1; }
+
+variant_args=()
+for v in sse41:sse/kernels_sse41.c avx2:avx2/kernels_avx2.c \
+         avx512:avx512/kernels_avx512.c neon:neon/kernels_neon.c; do
+  if [ ! -f "src/${v#*:}" ]; then
+    echo "memcheck: NOTE: src/${v#*:} does not exist: building with -D${v%%:*}=disabled"
+    variant_args+=("-D${v%%:*}=disabled")
+  else
+    variant_args+=("-D${v%%:*}=auto") # undo an earlier =disabled on reconfigure
+  fi
+done
+
+opts=(-Dbuildtype=debugoptimized -Dbench=disabled "${variant_args[@]}")
+# shellcheck disable=SC2206
+[ -n "${RP_MESON_ARGS:-}" ] && opts+=(${RP_MESON_ARGS})
+
+echo "memcheck: configuring $BUILD with CC=$CC: ${opts[*]}"
+setup_log=$(mktemp)
+if [ -f "$BUILD/build.ninja" ]; then
+  meson setup --reconfigure "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
+    { cat "$setup_log"; exit 1; }
+else
+  rm -rf "$BUILD"
+  CC="$CC" meson setup "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
+    { cat "$setup_log"; exit 1; }
+fi
+mv "$setup_log" "$BUILD/setup.log"
+echo "memcheck: building"
+ninja -C "$BUILD" -j2 | tail -1
+
+vg=(valgrind --tool=memcheck --error-exitcode=99 --partial-loads-ok=no
+    --leak-check=full --errors-for-leak-kinds=definite --track-origins=yes
+    --num-callers=30)
+export RP_ISA=$ISA
+echo "memcheck: RP_ISA=$RP_ISA; valgrind $(valgrind --version): ${vg[*]:1}"
+echo "memcheck: what the dispatcher sees under valgrind:"
+"${vg[@]}" -q "$BUILD/tests/expect_isa" | sed 's/^/  /'
+
+# Every test except the shell script (exported_symbols: nm, not our code)
+# and rp_check, which runs below with fewer iterations.
+mapfile -t tests < <(meson test -C "$BUILD" --no-rebuild --list 2>/dev/null |
+  sed -n 's/^.* \/ //p' | grep -vxE 'exported_symbols|rp_check|rp_bench_smoke')
+[ "${#tests[@]}" -gt 0 ] || { echo "memcheck: no tests found"; exit 1; }
+echo "memcheck: meson test --wrapper valgrind: ${tests[*]}"
+meson test -C "$BUILD" --no-rebuild --print-errorlogs --num-processes 2 \
+  --timeout-multiplier 20 --wrapper "${vg[*]}" "${tests[@]}"
+
+echo "memcheck: rp_check --iterations=$ITER under valgrind (every variant it can run)"
+"${vg[@]}" --log-file="$BUILD/rp_check.valgrind.log" \
+  "$BUILD/tests/check/rp_check" --iterations="$ITER" | tail -8 || {
+  echo "memcheck: FAILED: rp_check under valgrind"; cat "$BUILD/rp_check.valgrind.log"; exit 1; }
+grep -E 'ERROR SUMMARY|definitely lost' "$BUILD/rp_check.valgrind.log" | sed 's/^==[0-9]*== /  /'
+echo "memcheck: ok: no valgrind error ($((SECONDS - t0)) s)"
