@@ -70,8 +70,10 @@ static inline int rp_ref_box_valid(const rp_aabb *b) {
  * of the reciprocal, seed 002's "plane candidates"; Tavian Barnes' NaN
  * handling).  Starts from the ray's [tn, tf] and clips it by each axis in
  * the order x, y, z.  The near plane of an axis is max when rd < 0
- * (d = -0.0 gives rd = -inf, so it counts as negative) and min otherwise;
- * only the sign of rd matters, so variants may select by the sign bit.
+ * (d = -0.0 gives rd = -inf, so it counts as negative) and min otherwise.
+ * Variants must use the same rd < 0 compare, not the sign bit: they differ
+ * for rd = -0.0, which prepare never writes but a flush-to-zero mode (FTZ,
+ * 1/d of a huge d) or a caller editing rd could produce.
  * Returns 1 on a hit: tn <= tf on a valid ray and a valid box.  *tn, *tf
  * receive the clipped interval in every case. */
 static inline int rp_ref_slab(const rp_ray1 *r, const rp_aabb *b, float *tn_out,
