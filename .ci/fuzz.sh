@@ -63,15 +63,29 @@ echo "fuzz: building rp_fuzz and rp_fuzz_replay"
 ninja -C "$BUILD" -j2 tests/fuzz/rp_fuzz tests/fuzz/rp_fuzz_replay
 [ -x "$BUILD/tests/fuzz/rp_fuzz" ] || { echo "fuzz: rp_fuzz was not built (is libclang-rt-14-dev installed?)"; exit 1; }
 
+# The first report (a mismatch printed by rp_fuzz, or a sanitizer's) and
+# libFuzzer's last words (where it saved the input).
+report() {
+  grep -m1 -B2 -A16 -E '^rp_fuzz: [a-z_.]+\[|ERROR: |runtime error:|rp_fuzz: .*(differs|wrote|changed|returned)' "$1" || true
+  echo "..."
+  tail -6 "$1"
+}
+
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 echo "fuzz: replaying tests/fuzz/corpus and tests/fuzz/regressions (instrumented)"
-"$BUILD/tests/fuzz/rp_fuzz" -runs=0 tests/fuzz/corpus tests/fuzz/regressions 2>&1 |
-  grep -E 'INITED|DONE|ERROR|SUMMARY|rp_fuzz' || true
+mkdir -p "$BUILD/artifacts"
+if ! "$BUILD/tests/fuzz/rp_fuzz" -runs=0 -artifact_prefix="$BUILD/artifacts/" \
+     tests/fuzz/corpus tests/fuzz/regressions >"$BUILD/replay.log" 2>&1; then
+  echo "fuzz: FAILED while replaying the corpus; from $BUILD/replay.log:"
+  report "$BUILD/replay.log"
+  exit 1
+fi
+grep -E 'INITED|DONE' "$BUILD/replay.log" || true
 "$BUILD/tests/fuzz/rp_fuzz_replay" tests/fuzz/corpus tests/fuzz/regressions
 
 work="$BUILD/corpus"
-mkdir -p "$work" "$BUILD/artifacts"
+mkdir -p "$work"
 cp -n tests/fuzz/corpus/* "$work/" 2>/dev/null || true
 echo "fuzz: fuzzing for ${SECONDS_TO_FUZZ}s ($JOBS job(s)); working corpus $work"
 log="$BUILD/fuzz.log"
@@ -87,8 +101,8 @@ rc=$?
 set -e
 grep -E '^#[0-9]+ +(DONE|INITED)|stat::|ERROR|SUMMARY|rp_fuzz' "$log" | tail -25
 if [ $rc -ne 0 ]; then
-  echo "fuzz: FAILED (exit $rc); last lines of $log:"
-  tail -60 "$log"
+  echo "fuzz: FAILED (exit $rc); from $log:"
+  report "$log"
   ls -l "$BUILD/artifacts/" || true
   exit 1
 fi

@@ -133,6 +133,17 @@ def seeds():
         vals(0, 0, 5, -1) + vals(0, 0, 5, "nan") + vals(3, 0, 0, 0) +
         vals(0, 0, 0, 0, 0, 1) + vals(1, 0, -3, 0, 0, 1) +
         vals(3, 0, -3, 0, 0, 1) + vals(0, 0, 9, "-0", 0, -1))
+    # sphere roots exactly at tmin: origin on the surface going in (near
+    # root 0) or out (far root 0), tmin = 0 and tmin = -inf
+    on_surface = (vals(0, 0, -1, 0, 0, 1) + vals(1, 0, 0, 1, 0, 0) +
+                  vals(0, -1, 0, 0, "-1", 0) + vals(0, 0, 1, 0, 0, 2))
+    out["sphere_root_at_tmin"] = (
+        header("closest_sphere", 4, 2) + vals(0, 0, 0, 1) + vals(0, 0, 0, 1) +
+        on_surface)
+    out["sphere_tmin_minus_inf"] = (
+        header("closest_sphere", 4, 1, std=0) + vals(0, 0, 0, 1) +
+        b"".join(on_surface[i * 6:(i + 1) * 6] + vals("-inf", "inf")
+                 for i in range(4)))
     # planes: ray parallel (denominator exactly 0), in the plane, -0.0 normal
     out["plane_edges"] = (
         header("closest_plane", 4, 3) + vals(0, 0, 1, 2) + vals(0, 1, 0, 0) +

@@ -49,16 +49,24 @@
 
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef RP_FUZZ_ASAN
+/* Guards are made inaccessible to the tools that watch memory: ASan
+ * (poisoning) or, when the replay driver runs under valgrind memcheck, its
+ * client requests (no-ops when not under valgrind). */
+#if defined(RP_FUZZ_ASAN)
 #include <sanitizer/asan_interface.h>
 #define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
 #define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#elif defined(RP_HAVE_VALGRIND_H)
+#include <valgrind/memcheck.h>
+#define POISON(p, n) ((void)VALGRIND_MAKE_MEM_NOACCESS((p), (n)))
+#define UNPOISON(p, n) ((void)VALGRIND_MAKE_MEM_DEFINED((p), (n)))
 #else
 #define POISON(p, n) ((void)(p), (void)(n))
 #define UNPOISON(p, n) ((void)(p), (void)(n))
@@ -560,6 +568,7 @@ static void print_ray(const fcase *c, size_t i) {
  * differences printed. */
 static int compare(const fcase *c, const result *a, const result *b, rp_isa isa) {
     int bad = 0;
+    size_t shown_rays[16], nshown_rays = 0;
     const char *name = rp_isa_name(isa);
     for (int k = 0; k < a->ncalls || k < b->ncalls; k++)
         if (k >= a->ncalls || k >= b->ncalls || a->st[k] != b->st[k]) {
@@ -583,6 +592,13 @@ static int compare(const fcase *c, const result *a, const result *b, rp_isa isa)
             if (el == 1) {
                 fprintf(stderr, "rp_fuzz: %s[%zu]: scalar %u, %s %u\n", slot_names[k], i,
                         *x, name, *y);
+            } else if (k == S_HPRIM) {
+                uint32_t px, py;
+                memcpy(&px, x, 4);
+                memcpy(&py, y, 4);
+                fprintf(stderr, "rp_fuzz: %s[%zu]: scalar %" PRIu32 ", %s %" PRIu32
+                        " (primitive = prim - index_base %" PRIu32 ")\n",
+                        slot_names[k], i, px, name, py, c->index_base);
             } else {
                 uint32_t ux, uy;
                 memcpy(&ux, x, 4);
@@ -590,8 +606,14 @@ static int compare(const fcase *c, const result *a, const result *b, rp_isa isa)
                 fprintf(stderr, "rp_fuzz: %s[%zu]: scalar %a (0x%08x), %s %a (0x%08x)\n",
                         slot_names[k], i, (double)u2f(ux), ux, name, (double)u2f(uy), uy);
             }
-            if (k != S_PRIMS)
+            /* each differing ray's inputs once */
+            int seen = 0;
+            for (size_t r = 0; r < nshown_rays; r++)
+                seen |= shown_rays[r] == i;
+            if (k != S_PRIMS && !seen && nshown_rays < 16) {
+                shown_rays[nshown_rays++] = i;
                 print_ray(c, i);
+            }
         }
         if (!slot_is_output(k))
             fprintf(stderr, "rp_fuzz: %s changed an input array (%s)\n", name, slot_names[k]);
