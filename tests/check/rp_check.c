@@ -22,25 +22,41 @@
  * Usage:
  *   rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]]
  *            [--kernel=SUBSTR[,SUBSTR]] [--verbose] [--stats]
- * (--verbose describes every case, --stats counts what the reference did
- * with the lanes: hits, grazing hits, records kept, NaN outputs.)
- *   rp_check --list          variants compiled in: native/emulated/unavailable
- *   rp_check --digest        one 64-bit FNV-1a hash per variant of every output
- *                            over a fixed corpus (same on x86 and ARM); exit 1
- *                            if variants disagree, or differ from --expect=0xH
- * It prints "rp_check: seed=N" first (rerun with --seed=N to reproduce; the
- * inputs of case k of a kernel depend only on the seed, the kernel and k, so
- * --isa and --kernel filters reproduce the same cases), a report for each
- * failing (kernel, variant, case) with the lanes that differ, their inputs,
- * the primitives involved and both outputs as hex floats, and, when a single
- * primitive alone reproduces the mismatch, which one; it ends with the line
- * "N passed, N failed" over (kernel, variant, case) checks and exits 1 on any
- * failure, 2 on a usage error.  Kernel names: intersect_aabb, closest_aabb,
- * closest_triangle, closest_triangle_cull, occluded_triangle,
- * occluded_triangle_cull, closest_sphere, closest_plane (the closest checks
- * answer to hits_normals_* too).  Every random number comes from splitmix64,
- * never rand(), one call per full expression (the order of evaluation of
- * arguments is unspecified), so a seed means the same cases on every host.
+ *       --seed=N        reproduce a run (default: from the clock, printed
+ *                       first as "rp_check: seed=N")
+ *       --iterations=N  random cases per kernel (default 100; meson: 200)
+ *       --isa=LIST      variants to check (default: every runnable one,
+ *                       scalar included, which checks the harness itself)
+ *       --kernel=LIST   kernels whose name contains one of the substrings
+ *                       (also --function= / --test=, as in checkasm)
+ *       --verbose       describe every case; --stats: what the reference
+ *                       did with the lanes (hits, grazing hits, records
+ *                       kept, NaN outputs), to judge the coverage
+ *   rp_check --list     each variant compiled in: native, emulated or
+ *                       unavailable
+ *   rp_check --digest [--expect=0xHEX] [--isa=...] [--kernel=...] [--verbose]
+ *                       one 64-bit FNV-1a hash per variant ("digest NAME
+ *                       0x...") of every output over a fixed corpus (fixed
+ *                       seed and sizes); NaNs are hashed as one canonical
+ *                       NaN, because x86 and ARM make different default NaNs,
+ *                       so the value is the same on both; exit 1 if the
+ *                       variants disagree or differ from --expect
+ * The inputs of case k of a kernel depend only on the seed, the kernel and
+ * k, so the --isa and --kernel filters reproduce the same cases.  Each
+ * failing (kernel, variant, case) is reported (at most two in detail per
+ * kernel and variant) with the case's parameters, the lanes that differ,
+ * their inputs, the primitives involved and both outputs as hex floats, the
+ * guard bytes or inputs damaged, and the smallest set of primitives (one, or
+ * the two the runs chose) that reproduces the mismatch for that ray alone.
+ * The last line is "N passed, N failed" over (kernel, variant, case) checks;
+ * the exit status is 1 on any failure, 2 on a usage error.  Kernel names:
+ * intersect_aabb, closest_aabb, closest_triangle, closest_triangle_cull,
+ * occluded_triangle, occluded_triangle_cull, closest_sphere, closest_plane
+ * (the closest checks answer to hits_normals_* as well).  rp_check leaves the
+ * library on rp_set_isa(RP_ISA_AUTO).  Every random number comes from
+ * splitmix64, never rand(), one call per full expression (the order of
+ * evaluation of arguments is unspecified), so a seed means the same cases
+ * on every host.
  */
 #include <inttypes.h>
 #include <math.h>
