@@ -57,6 +57,7 @@ typedef struct ops {
 enum {
     ROW_SLAB,        /* intersect_aabb: one vector of rays against the box */
     ROW_BOX_PACKET,  /* closest_packet, K_BOX: one broadcast box */
+    ROW_BOX_PACKET_C,/* ... extra when a lane hits */
     ROW_BOX_ACROSS,  /* closest_across, K_BOX: W gathered boxes, one ray */
     ROW_BOX_ACROSS_C,/* ... extra when a lane is a candidate */
     ROW_TRI,         /* closest_packet / occluded_packet, K_TRI: one broadcast triangle */
@@ -75,11 +76,14 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
      * validity masks; m_bits of active: 1; m_store01: 1.
      * mul 6, addcmp 3 + 6 + 6 + 1 + 1 = 17, other 6 + 2 + 1 + 1 = 10. */
     [ROW_SLAB] = {"slab (per ray vector)", {6, 17, 10, 0, 0}},
-    /* slab: 6 select, 6 sub, 6 mul, 3 max, 3 min, 1 le; m_and(c, live);
-     * acceptance lt + m_or + m_and; best select, nothas andnot, upd or,
-     * prim vi_select + vi_set1(base + j).  (Box validity: scalar, once.)
-     * mul 6, addcmp 6 + 6 + 1 + 1 = 14, other 6 + 1 + 2 + 5 = 14. */
-    [ROW_BOX_PACKET] = {"aabb packet step", {6, 14, 14, 0, 0}},
+    /* slab: 6 select, 6 sub, 6 mul, 3 max, 3 min, 1 le; m_any (dead lanes
+     * carry a NaN best, so no lane mask).
+     * mul 6, addcmp 6 + 6 + 1 = 13, other 6 + 1 = 7. */
+    [ROW_BOX_PACKET] = {"aabb packet step", {6, 13, 7, 0, 0}},
+    /* the box's validity: 3 le + 3 m_and; acceptance lt + m_or + m_and;
+     * m_any.  (The updates of best, nothas, upd and prim on the steps
+     * that also accept are not counted.)  addcmp 3 + 1 = 4, other 6. */
+    [ROW_BOX_PACKET_C] = {"aabb packet hit", {0, 4, 6, 0, 0}},
     /* 6 gathers; box_valid_v 3 le + 2 and; slab as above; m_and valid,
      * vf_set1(best), m_and lanes, m_any.
      * mul 6, addcmp 3 + 13 = 16, other 2 + 6 + 4 = 12. */
@@ -194,8 +198,27 @@ static acc replay(const rpb_work *w, int W) {
     }
     for (size_t i0 = 0; i0 < n; i0 += (size_t)W) {
         size_t end = i0 + (size_t)W < n ? i0 + (size_t)W : n;
-        if (k == RPB_AABB) {
-            add_row(&a, ROW_BOX_PACKET, (double)m, W);
+        if (k == RPB_AABB) { /* the slab clips by each ray's running best */
+            float best[64];
+            int has[64] = {0};
+            for (size_t i = i0; i < end; i++)
+                best[i - i0] = w->tmax0[i];
+            for (size_t j = 0; j < m; j++) {
+                add_row(&a, ROW_BOX_PACKET, 1, W);
+                int any = 0;
+                for (size_t i = i0; i < end; i++) {
+                    float t;
+                    if (!cand(w, i, j, best[i - i0], &t))
+                        continue;
+                    any = 1;
+                    if (rp_ref_accept(t, w->rays.tmin[i], best[i - i0], has[i - i0])) {
+                        best[i - i0] = t;
+                        has[i - i0] = 1;
+                    }
+                }
+                if (any)
+                    add_row(&a, ROW_BOX_PACKET_C, 1, W);
+            }
             continue;
         }
         uint8_t done[64] = {0};
@@ -235,7 +258,7 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
     if (!W || w->nrays > 64 * 1024 * 1024)
         return b;
     /* the replay is O(tests) in scalar: skip it where it would take long */
-    if (w->kernel != RPB_SLAB && w->kernel != RPB_AABB && rpb_work_tests(w) > 2e6)
+    if (w->kernel != RPB_SLAB && rpb_work_tests(w) > 2e6)
         return b;
     acc a = replay(w, W);
     double tests = rpb_work_tests(w);

@@ -401,12 +401,19 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         vprim pv;
         veval e;
         bc_prim(p, nf, &pv);
-        /* box validity per lane (3 compares) rather than a scalar branch:
-         * branch-free and fewer instructions than scalar loads, compares
-         * and register broadcasts, at equal or better measured speed */
-        vm c = test_cand(kind, &r, &pv, best, flags, 1, &e);
+        vm c = test_cand(kind, &r, &pv, best, flags, 0, &e);
         vm acc;
         if (kind == K_BOX) {
+            /* most steps miss in every lane: test that first, with the
+             * fewest vector operations (the slab and one compare); the
+             * broadcast box's validity (uniform across the lanes) and the
+             * acceptance are then computed on the rare steps that hit.
+             * (Vector compares of the broadcasts, not scalar ones: the
+             * compiler would hoist scalar compares into the hot path and
+             * broadcast the fields from registers rather than memory.) */
+            if (!m_any(c))
+                continue;
+            c = m_and(c, box_valid_v(&pv));
             /* tmin <= tn <= best already holds for a slab hit */
             acc = m_and(c, m_or(vf_lt(e.t, best), nothas));
         } else {
