@@ -19,6 +19,18 @@ typedef simde__m256 vm; /* lanes all ones or all zeros */
 #define RP_SIMD_TABLE rp_kernels_avx2
 
 static inline vf vf_set1(float x) { return simde_mm256_set1_ps(x); }
+/* A primitive's field in every lane, broadcast from memory (vbroadcastss
+ * m32: a load, no ALU slot).  The empty asm hides that the value is a
+ * broadcast: otherwise the compiler turns vf_sub(vf_bcast(a), vf_bcast(b))
+ * into a scalar subtraction plus a register broadcast, which costs an ALU
+ * op and a shuffle-port op instead of one vector op. */
+static inline vf vf_bcast(const float *p) {
+    vf r = simde_mm256_set1_ps(*p);
+#if defined(__GNUC__) && defined(SIMDE_X86_AVX_NATIVE)
+    __asm__("" : "+v"(r));
+#endif
+    return r;
+}
 static inline vf vf_loadu(const float *p) { return simde_mm256_loadu_ps(p); }
 static inline void vf_storeu(float *p, vf a) { simde_mm256_storeu_ps(p, a); }
 static inline vf vf_add(vf a, vf b) { return simde_mm256_add_ps(a, b); }

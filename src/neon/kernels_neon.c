@@ -21,6 +21,8 @@ typedef simde_uint32x4_t vm; /* lanes all ones or all zeros */
 #define RP_SIMD_TABLE rp_kernels_neon
 
 static inline vf vf_set1(float x) { return simde_vdupq_n_f32(x); }
+/* A primitive's field in every lane (ld1r: a load). */
+static inline vf vf_bcast(const float *p) { return simde_vld1q_dup_f32(p); }
 static inline vf vf_loadu(const float *p) { return simde_vld1q_f32(p); }
 static inline void vf_storeu(float *p, vf a) { simde_vst1q_f32(p, a); }
 static inline vf vf_add(vf a, vf b) { return simde_vaddq_f32(a, b); }

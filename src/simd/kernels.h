@@ -15,7 +15,9 @@
  * The vector layer (static inline functions of the ISA file):
  *   types  vf (W floats), vi (W uint32), vm (a W-lane mask); V_W (= W);
  *          RP_SIMD_ISA (rp_isa value) and RP_SIMD_TABLE (the table's name)
- *   vf     vf_set1, vf_loadu, vf_storeu (4-byte aligned pointers suffice),
+ *   vf     vf_set1, vf_bcast(p) (= vf_set1(*p), a broadcast from memory that
+ *          the compiler must not turn into scalar arithmetic where that is
+ *          slower), vf_loadu, vf_storeu (4-byte aligned pointers suffice),
  *          vf_add, vf_sub, vf_mul, vf_div, vf_sqrt (correctly rounded),
  *          vf_neg and vf_xorsign(a, s) (sign-bit operations, exact),
  *          vf_min(a, b) = a < b ? a : b, vf_max(a, b) = a > b ? a : b,
@@ -73,7 +75,8 @@ typedef struct vprim {
  * hit that is kept (triangles keep uu, vv, det for u and v). */
 typedef struct veval {
     vf t;
-    vf det, uu, vv, tt; /* triangles */
+    vf det, uu, vv;     /* triangles */
+    vf qx, qy, qz, e2x, e2y, e2z; /* triangles: for tt, on candidate steps only */
     vf a, b, disc;      /* spheres */
     vf num, denom;      /* planes */
 } veval;
@@ -160,7 +163,7 @@ RP_INLINE void bc_ray(const rp_rays *r, size_t i, vray *v) {
 /* One primitive in every lane. */
 RP_INLINE void bc_prim(const float *p, int nf, vprim *v) {
     for (int k = 0; k < nf; k++)
-        v->f[k] = vf_set1(p[k]);
+        v->f[k] = vf_bcast(p + k);
 }
 
 /* Primitives p[0 .. m-1] (m <= W) in lanes 0 .. m-1; returns those lanes. */
@@ -242,8 +245,7 @@ RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
     a = vf_mul(sx, e1y); b = vf_mul(sy, e1x); vf qz = vf_sub(a, b);
     a = vf_mul(r->dx, qx); b = vf_mul(r->dy, qy); vf vv = vf_add(a, b);
     a = vf_mul(r->dz, qz); vv = vf_add(vv, a);
-    a = vf_mul(e2x, qx); b = vf_mul(e2y, qy); vf tt = vf_add(a, b);
-    a = vf_mul(e2z, qz); tt = vf_add(tt, a);
+    /* tt = dot(e2, q) is needed only for t: tri_t, on candidate steps */
 
     vf zero = vf_set1(0.0f);
     vf us = vf_xorsign(uu, det);
@@ -255,8 +257,23 @@ RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
     e->det = det;
     e->uu = uu;
     e->vv = vv;
-    e->tt = tt;
+    e->qx = qx;
+    e->qy = qy;
+    e->qz = qz;
+    e->e2x = e2x;
+    e->e2y = e2y;
+    e->e2z = e2z;
     return m_and(inside, usable);
+}
+
+/* t = tt / det of rp_ref_tri_eval / rp_ref_tri_t, with tt = dot(e2, q). */
+RP_INLINE vf tri_t(const veval *e) {
+    vf a = vf_mul(e->e2x, e->qx);
+    vf b = vf_mul(e->e2y, e->qy);
+    vf tt = vf_add(a, b);
+    a = vf_mul(e->e2z, e->qz);
+    tt = vf_add(tt, a);
+    return vf_div(tt, e->det);
 }
 
 /* rp_ref_sphere up to the candidate decision. */
@@ -323,7 +340,7 @@ RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigne
 /* t of the candidates (the divisions; called only when a lane is one). */
 RP_INLINE void test_t(int kind, const vray *r, veval *e) {
     if (kind == K_TRI) {
-        e->t = vf_div(e->tt, e->det);
+        e->t = tri_t(e);
     } else if (kind == K_SPH) {
         vf sq = vf_sqrt(e->disc);
         vf nb = vf_neg(e->b);
@@ -575,9 +592,14 @@ static void closest_aabb(rp_rays *rays, const uint8_t *active, const rp_aabb *bo
     closest(K_BOX, rays, active, boxes, count, base, 0, hits);
 }
 
+/* The triangle kernels are instantiated per flags value (a constant after
+ * inlining), so the culling choice costs nothing per step. */
 static void closest_triangle(rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
                              size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
-    closest(K_TRI, rays, active, tris, count, base, flags, hits);
+    if (flags & RP_CULL_BACKFACE)
+        closest(K_TRI, rays, active, tris, count, base, RP_CULL_BACKFACE, hits);
+    else
+        closest(K_TRI, rays, active, tris, count, base, 0, hits);
 }
 
 static void closest_sphere(rp_rays *rays, const uint8_t *active, const rp_sphere *spheres,
@@ -640,8 +662,8 @@ RP_INLINE void occluded_across(const rp_rays *rays, const float *tris, size_t co
     }
 }
 
-static void occluded_triangle(const rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
-                              size_t count, unsigned flags, uint8_t *occluded) {
+RP_INLINE void occluded(const rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
+                        size_t count, unsigned flags, uint8_t *occluded) {
     const float *tf = (const float *)tris;
     size_t n = rays->n;
     if (n < V_W) {
@@ -652,6 +674,14 @@ static void occluded_triangle(const rp_rays *rays, const uint8_t *active, const 
     }
     for (size_t i = 0; i < n; i += V_W)
         occluded_packet(rays, active, tf, count, flags, occluded, i, min_w(n - i));
+}
+
+static void occluded_triangle(const rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
+                              size_t count, unsigned flags, uint8_t *occluded_out) {
+    if (flags & RP_CULL_BACKFACE)
+        occluded(rays, active, tris, count, RP_CULL_BACKFACE, occluded_out);
+    else
+        occluded(rays, active, tris, count, 0, occluded_out);
 }
 
 const rp_kernels RP_SIMD_TABLE = {

@@ -18,6 +18,10 @@ typedef simde__m128 vm; /* lanes all ones or all zeros */
 #define RP_SIMD_TABLE rp_kernels_sse41
 
 static inline vf vf_set1(float x) { return simde_mm_set1_ps(x); }
+/* A primitive's field in every lane.  SSE4.1 has no broadcast from memory
+ * (it is a load and a shuffle either way), so the compiler may as well do
+ * scalar arithmetic on fields before broadcasting. */
+static inline vf vf_bcast(const float *p) { return simde_mm_set1_ps(*p); }
 static inline vf vf_loadu(const float *p) { return simde_mm_loadu_ps(p); }
 static inline void vf_storeu(float *p, vf a) { simde_mm_storeu_ps(p, a); }
 static inline vf vf_add(vf a, vf b) { return simde_mm_add_ps(a, b); }
