@@ -59,9 +59,13 @@ else
     { cat "$setup_log"; exit 1; }
 fi
 mv "$setup_log" "$BUILD/setup.log"
+if ! ninja -C "$BUILD" -t targets all | grep -q '^tests/fuzz/rp_fuzz:'; then
+  echo "fuzz: meson found no libFuzzer for $CLANG, so rp_fuzz is not defined"
+  echo "fuzz: (apt-get install libclang-rt-14-dev; see $BUILD/meson-logs/meson-log.txt)"
+  exit 1
+fi
 echo "fuzz: building rp_fuzz and rp_fuzz_replay"
 ninja -C "$BUILD" -j2 tests/fuzz/rp_fuzz tests/fuzz/rp_fuzz_replay
-[ -x "$BUILD/tests/fuzz/rp_fuzz" ] || { echo "fuzz: rp_fuzz was not built (is libclang-rt-14-dev installed?)"; exit 1; }
 
 # The first report (a mismatch printed by rp_fuzz, or a sanitizer's) and
 # libFuzzer's last words (where it saved the input).
