@@ -59,6 +59,13 @@ static inline vf vf_gather(const float *p, int s) {
     return simde_mm256_i32gather_ps(p, idx, 4);
 }
 
+/* out[k] = field k of the W consecutive nf-float records at p: one
+ * gather per field. */
+static inline void vf_ld_aos(const float *p, int nf, vf *out) {
+    for (int k = 0; k < nf; k++)
+        out[k] = vf_gather(p + k, nf);
+}
+
 static inline vi vi_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm256_storeu_si256((void *)p, a); }

@@ -74,6 +74,13 @@ static inline vf vf_gather(const float *p, int s) {
     return simde_vld1q_f32(t);
 }
 
+/* out[k] = field k of the W consecutive nf-float records at p: one
+ * gather per field. */
+static inline void vf_ld_aos(const float *p, int nf, vf *out) {
+    for (int k = 0; k < nf; k++)
+        out[k] = vf_gather(p + k, nf);
+}
+
 static inline vi vi_set1(uint32_t x) { return simde_vdupq_n_u32(x); }
 static inline vi vi_loadu(const uint32_t *p) { return simde_vld1q_u32(p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_vst1q_u32(p, a); }

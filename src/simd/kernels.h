@@ -6,9 +6,9 @@
  * scalar reference (src/scalar/ref.h) in the same order, so the variants
  * return the reference's results bit for bit.  Two shapes give the same
  * results: ray packets (W rays per step, each primitive broadcast; used when
- * n >= W) and one ray against W primitives per step (loaded by strided
- * gathers, the lanes then resolved in index order; used when n < W, e.g.
- * picking).  Partial blocks (of rays or of primitives) go through small
+ * n >= W) and one ray against W primitives per step (vf_ld_aos: strided
+ * gathers or a transposition in registers, the lanes then resolved in
+ * index order; used when n < W, e.g. picking).  Partial blocks (of rays or of primitives) go through small
  * zero-padded stack copies, so nothing outside the caller's arrays is ever
  * read or written.  This file contains no intrinsics.
  *
@@ -23,7 +23,9 @@
  *          vf_min(a, b) = a < b ? a : b, vf_max(a, b) = a > b ? a : b,
  *          vf_lt, vf_le, vf_gt, vf_ge, vf_eq (ordered), vf_neq (true for NaN
  *          like C's !=), vf_select(m, a, b) = m ? a : b,
- *          vf_gather(p, s) = {p[0], p[s], ..., p[(W-1)*s]}
+ *          vf_gather(p, s) = {p[0], p[s], ..., p[(W-1)*s]},
+ *          vf_ld_aos(p, nf, out): out[k] = vf_gather(p + k, nf) for k < nf
+ *          (W records of nf <= 9 floats; reads exactly W * nf floats)
  *   vi     vi_set1, vi_loadu, vi_storeu, vi_eq, vi_select(m, a, b)
  *   vm     m_and, m_or, m_andnot(a, b) = a & ~b, m_any, m_bits (bit k =
  *          lane k), m_lanes(k) (lanes 0..k-1 set, 0 <= k <= W),
@@ -169,14 +171,12 @@ RP_INLINE void bc_prim(const float *p, int nf, vprim *v) {
 /* Primitives p[0 .. m-1] (m <= W) in lanes 0 .. m-1; returns those lanes. */
 RP_INLINE vm ld_prims(const float *p, int nf, size_t m, vprim *v) {
     if (m == V_W) {
-        for (int k = 0; k < nf; k++)
-            v->f[k] = vf_gather(p + k, nf);
+        vf_ld_aos(p, nf, v->f);
         return m_lanes(V_W);
     }
     float buf[V_W * K_MAX_FLOATS] = {0};
     memcpy(buf, p, m * (size_t)nf * sizeof(float));
-    for (int k = 0; k < nf; k++)
-        v->f[k] = vf_gather(buf + k, nf);
+    vf_ld_aos(buf, nf, v->f);
     return m_lanes(m);
 }
 
@@ -199,10 +199,8 @@ static inline vm box_valid_v(const vprim *b) {
     return m_and(m_and(vx, vy), vz);
 }
 
-/* One axis of rp_ref_slab. */
-RP_INLINE void slab_axis(vf o, vf rd, vm neg, vf lo, vf hi, vf *tn, vf *tf) {
-    vf bn = vf_select(neg, hi, lo);
-    vf bf = vf_select(neg, lo, hi);
+/* One axis of rp_ref_slab, its planes already chosen: bn near, bf far. */
+RP_INLINE void slab_axis_nf(vf o, vf rd, vf bn, vf bf, vf *tn, vf *tf) {
     vf t0 = vf_sub(bn, o);
     t0 = vf_mul(t0, rd);
     vf t1 = vf_sub(bf, o);
@@ -211,11 +209,25 @@ RP_INLINE void slab_axis(vf o, vf rd, vm neg, vf lo, vf hi, vf *tn, vf *tf) {
     *tf = vf_min(t1, *tf);
 }
 
-/* rp_ref_slab without the ray and box validity: clips [*tn, *tf]. */
-RP_INLINE vm slab(const vray *r, const vprim *b, vf *tn, vf *tf) {
-    slab_axis(r->ox, r->rdx, r->negx, b->f[0], b->f[3], tn, tf);
-    slab_axis(r->oy, r->rdy, r->negy, b->f[1], b->f[4], tn, tf);
-    slab_axis(r->oz, r->rdz, r->negz, b->f[2], b->f[5], tn, tf);
+/* One axis of rp_ref_slab. */
+RP_INLINE void slab_axis(vf o, vf rd, vm neg, vf lo, vf hi, vf *tn, vf *tf) {
+    slab_axis_nf(o, rd, vf_select(neg, hi, lo), vf_select(neg, lo, hi), tn, tf);
+}
+
+/* rp_ref_slab without the ray and box validity: clips [*tn, *tf].
+ * sorted: b's fields are already the near planes (f[0..2]) and the far
+ * planes (f[3..5]) of the ray (one ray in every lane: chosen once, in
+ * scalar); otherwise each lane chooses by its rd < 0 mask. */
+RP_INLINE vm slab(const vray *r, const vprim *b, int sorted, vf *tn, vf *tf) {
+    if (sorted) {
+        slab_axis_nf(r->ox, r->rdx, b->f[0], b->f[3], tn, tf);
+        slab_axis_nf(r->oy, r->rdy, b->f[1], b->f[4], tn, tf);
+        slab_axis_nf(r->oz, r->rdz, b->f[2], b->f[5], tn, tf);
+    } else {
+        slab_axis(r->ox, r->rdx, r->negx, b->f[0], b->f[3], tn, tf);
+        slab_axis(r->oy, r->rdy, r->negy, b->f[1], b->f[4], tn, tf);
+        slab_axis(r->oz, r->rdz, r->negz, b->f[2], b->f[5], tn, tf);
+    }
     return vf_le(*tn, *tf);
 }
 
@@ -315,18 +327,15 @@ RP_INLINE vm plane_cand(const vray *r, const vprim *p, veval *e) {
 }
 
 /* The division-free part of a test of any kind: the candidate lanes
- * (before the ray's validity and the lane masks).  best is the running
- * best t: the slab clips against it as the reference does.  box_check:
- * test the boxes' validity per lane (a broadcast box is checked once, in
- * scalar, by the caller instead). */
+ * (before the ray's validity, the box's validity and the lane masks).
+ * best is the running best t: the slab clips against it as the reference
+ * does.  sorted: see slab. */
 RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigned flags,
-                       int box_check, veval *e) {
+                       int sorted, veval *e) {
     if (kind == K_BOX) {
         vf tn = r->tmin;
         vf tf = best;
-        vm h = slab(r, p, &tn, &tf);
-        if (box_check)
-            h = m_and(h, box_valid_v(p));
+        vm h = slab(r, p, sorted, &tn, &tf);
         e->t = tn;
         return h;
     }
@@ -482,14 +491,33 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
     size_t best_j = SIZE_MAX;
     float buu = 0.0f, bvv = 0.0f, bdet = 1.0f;
 
+    /* boxes: one ray in every lane, so each axis' near and far planes are
+     * chosen once per step by the ray's sign (the reference's rd < 0), by
+     * swapping whole vectors instead of 6 per-lane selects */
+    const int negx = rays->rdx[i] < 0.0f;
+    const int negy = rays->rdy[i] < 0.0f;
+    const int negz = rays->rdz[i] < 0.0f;
+
     for (size_t j = 0; j < count; j += V_W) {
-        vprim pv;
+        vprim pv, nv;
         veval e;
         vm lanes = ld_prims(prims + j * (size_t)nf, nf, min_w(count - j), &pv);
         vf vbest = vf_set1(best);
-        vm c = m_and(test_cand(kind, &r, &pv, vbest, flags, 1, &e), lanes);
+        const vprim *tp = &pv;
+        if (kind == K_BOX) {
+            nv.f[0] = negx ? pv.f[3] : pv.f[0];
+            nv.f[3] = negx ? pv.f[0] : pv.f[3];
+            nv.f[1] = negy ? pv.f[4] : pv.f[1];
+            nv.f[4] = negy ? pv.f[1] : pv.f[4];
+            nv.f[2] = negz ? pv.f[5] : pv.f[2];
+            nv.f[5] = negz ? pv.f[2] : pv.f[5];
+            tp = &nv;
+        }
+        vm c = m_and(test_cand(kind, &r, tp, vbest, flags, 1, &e), lanes);
         if (!m_any(c))
             continue;
+        if (kind == K_BOX) /* the boxes' validity, on the steps that hit */
+            c = m_and(c, box_valid_v(&pv));
         test_t(kind, &r, &e);
         vm acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, vbest));
         unsigned bits = m_bits(acc);
@@ -560,7 +588,7 @@ static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_
         if (!abits)
             continue;
         vf tn = r.tmin, tf = r.tmax;
-        vm h = slab(&r, &b, &tn, &tf);
+        vm h = slab(&r, &b, 0, &tn, &tf);
         h = m_and(m_and(h, vf_eq(r.rdx, r.rdx)), box_ok);
         if (m == V_W && abits == V_ALL) {
             m_store01(hit + i, h);

@@ -49,6 +49,13 @@ static inline vf vf_gather(const float *p, int s) {
     return simde_mm_setr_ps(p[0], p[s], p[2 * s], p[3 * s]);
 }
 
+/* out[k] = field k of the W consecutive nf-float records at p: one
+ * gather per field. */
+static inline void vf_ld_aos(const float *p, int nf, vf *out) {
+    for (int k = 0; k < nf; k++)
+        out[k] = vf_gather(p + k, nf);
+}
+
 static inline vi vi_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm_loadu_si128((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm_storeu_si128((void *)p, a); }
