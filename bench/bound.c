@@ -59,7 +59,7 @@ enum {
     ROW_BOX_PACKET,  /* closest_packet, K_BOX: one broadcast box */
     ROW_BOX_PACKET_C,/* ... extra when a lane hits */
     ROW_BOX_ACROSS,  /* closest_across, K_BOX: W gathered boxes, one ray */
-    ROW_BOX_ACROSS_T,/* ... AVX-512: W boxes by loads and permutes */
+    ROW_BOX_ACROSS_T,/* ... W boxes by loads and shuffles (vf_ld_aos) */
     ROW_BOX_ACROSS_C,/* ... extra when a lane is a candidate */
     ROW_TRI,         /* closest_packet / occluded_packet, K_TRI: one broadcast triangle */
     ROW_TRI_C,       /* closest_packet: extra when a lane is a candidate */
@@ -90,10 +90,10 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
      * 3 max, 3 min, 1 le; vf_set1(best), m_and lanes, m_any.
      * mul 6, addcmp 13, other 3. */
     [ROW_BOX_ACROSS] = {"aabb across step", {6, 13, 3, 0, 6}},
-    /* the same, the 6 fields of 16 boxes by 6 vector loads (load ports, not
-     * counted), 3 two-source permutes and 2 masked merges per field
-     * (vf_ld_aos).  other 3 + 18 + 12 = 33. */
-    [ROW_BOX_ACROSS_T] = {"aabb across step (permutes)", {6, 13, 33, 0, 0}},
+    /* the same, the boxes transposed in registers by vf_ld_aos: loads
+     * (load ports, not counted) and the shuffles of box_transpose_ops(),
+     * added per variant.  mul 6, addcmp 13, other 3 + shuffles. */
+    [ROW_BOX_ACROSS_T] = {"aabb across step (shuffles)", {6, 13, 3, 0, 0}},
     /* box_valid_v: 3 le + 3 m_and; ge, le; 2 m_and; m_bits; 1 store of t
      * (scalar resolution not counted).  addcmp 5, other 7. */
     [ROW_BOX_ACROSS_C] = {"aabb across candidate", {0, 5, 7, 0, 0}},
@@ -140,16 +140,30 @@ static int lanes_of(const char *variant) {
     return 0;
 }
 
-/* FP-pipe cycles of n steps of a row, and loads. */
+/* The shuffles with which a variant's vf_ld_aos transposes W boxes, or -1
+ * where it gathers: SSE4.1 12 (unpack, movelh/movehl), AVX2 8 insertf128
+ * + 12, AVX-512 6 x (3 vpermt2ps + 2 masked merges). */
+static double box_transpose_ops(const char *variant) {
+    if (!strcmp(variant, "sse41")) return 12;
+    if (!strcmp(variant, "avx2")) return 20;
+    if (!strcmp(variant, "avx512")) return 30;
+    return -1;
+}
+
+/* FP-pipe cycles of n steps of a row (plus `extra` other ops), and loads. */
 typedef struct acc { double fp, div, loads; } acc;
 
-static void add_row(acc *a, int row, double n, int w) {
-    const ops *o = &table[row].o;
+static void add_row_x(acc *a, int row, double n, int w, double extra) {
+    ops x = table[row].o;
+    const ops *o = &x;
+    x.other += extra;
     double c = fmax(fmax(o->mul / 2.0, o->add / 2.0), (o->mul + o->add + o->other) / 4.0);
     a->fp += n * c;
     a->div += n * o->div * DIV_CYC;
     a->loads += n * o->gather * (double)w / LOADS_PER_CYCLE;
 }
+
+static void add_row(acc *a, int row, double n, int w) { add_row_x(a, row, n, w, 0); }
 
 static rp_ray1 ray_at(const rp_rays *r, size_t i, float tmax) {
     rp_ray1 x = {r->ox[i], r->oy[i], r->oz[i], r->dx[i], r->dy[i], r->dz[i],
@@ -177,7 +191,7 @@ static int cand(const rpb_work *w, size_t i, size_t j, float best, float *t) {
 
 /* Replays kernels.h's loops on w's data, counting steps and candidate
  * steps; returns the summed cycles on the model core. */
-static acc replay(const rpb_work *w, int W, int permute_boxes) {
+static acc replay(const rpb_work *w, int W, double box_shuffles) {
     acc a = {0, 0, 0};
     size_t n = w->nrays, m = w->nprims;
     rpb_kernel k = w->kernel;
@@ -189,8 +203,12 @@ static acc replay(const rpb_work *w, int W, int permute_boxes) {
         for (size_t i = 0; i < n; i++) {
             float best = w->tmax0[i];
             for (size_t j = 0; j < m; j += W) {
-                add_row(&a, k != RPB_AABB ? ROW_TRI_ACROSS
-                            : permute_boxes ? ROW_BOX_ACROSS_T : ROW_BOX_ACROSS, 1, W);
+                if (k != RPB_AABB)
+                    add_row(&a, ROW_TRI_ACROSS, 1, W);
+                else if (box_shuffles >= 0)
+                    add_row_x(&a, ROW_BOX_ACROSS_T, 1, W, box_shuffles);
+                else
+                    add_row(&a, ROW_BOX_ACROSS, 1, W);
                 int any = 0;
                 float nb = best;
                 for (size_t l = j; l < j + (size_t)W && l < m; l++) {
@@ -272,8 +290,7 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
     /* the replay is O(tests) in scalar: skip it where it would take long */
     if (w->kernel != RPB_SLAB && rpb_work_tests(w) > 2e6)
         return b;
-    /* the AVX-512 layer loads boxes (not triangles) by permutes */
-    acc a = replay(w, W, !strcmp(variant, "avx512"));
+    acc a = replay(w, W, box_transpose_ops(variant));
     double tests = rpb_work_tests(w);
     b.compute = (a.fp + a.div) / tests;
     double loads = a.loads / tests;

@@ -59,11 +59,39 @@ static inline vf vf_gather(const float *p, int s) {
     return simde_mm256_i32gather_ps(p, idx, 4);
 }
 
-/* out[k] = field k of the W consecutive nf-float records at p: one
- * gather per field. */
+/* out[k] = field k of the 8 consecutive nf-float records at p; reads
+ * exactly 8 * nf floats.  Boxes (nf = 6) by a transposition in registers:
+ * record a's first four floats (lx ly lz hx) and its last four (lz hx hy
+ * hz) as 128-bit loads, records a and a + 4 paired in one register, then
+ * the 4 x 4 transposition of SSE within each 128-bit half (8 inserts and
+ * 12 shuffles for 8 boxes, against 6 gathers of 8 element loads).  Other
+ * records: one gather per field. */
 static inline void vf_ld_aos(const float *p, int nf, vf *out) {
-    for (int k = 0; k < nf; k++)
-        out[k] = vf_gather(p + k, nf);
+    if (nf != 6) {
+        for (int k = 0; k < nf; k++)
+            out[k] = vf_gather(p + k, nf);
+        return;
+    }
+    vf a[4], b[4];
+    for (int q = 0; q < 4; q++) {
+        a[q] = simde_mm256_insertf128_ps(simde_mm256_castps128_ps256(simde_mm_loadu_ps(p + 6 * q)),
+                                         simde_mm_loadu_ps(p + 6 * (q + 4)), 1);
+        b[q] = simde_mm256_insertf128_ps(simde_mm256_castps128_ps256(simde_mm_loadu_ps(p + 6 * q + 2)),
+                                         simde_mm_loadu_ps(p + 6 * (q + 4) + 2), 1);
+    }
+    /* per half: t0 = lx0 lx1 ly0 ly1, t1 = lx2 lx3 ly2 ly3, t2 = lz0 lz1 hx0 hx1, ... */
+    vf t0 = simde_mm256_unpacklo_ps(a[0], a[1]);
+    vf t1 = simde_mm256_unpacklo_ps(a[2], a[3]);
+    vf t2 = simde_mm256_unpackhi_ps(a[0], a[1]);
+    vf t3 = simde_mm256_unpackhi_ps(a[2], a[3]);
+    vf u2 = simde_mm256_unpackhi_ps(b[0], b[1]); /* hy0 hy1 hz0 hz1 */
+    vf u3 = simde_mm256_unpackhi_ps(b[2], b[3]);
+    out[0] = simde_mm256_shuffle_ps(t0, t1, 0x44);
+    out[1] = simde_mm256_shuffle_ps(t0, t1, 0xEE);
+    out[2] = simde_mm256_shuffle_ps(t2, t3, 0x44);
+    out[3] = simde_mm256_shuffle_ps(t2, t3, 0xEE);
+    out[4] = simde_mm256_shuffle_ps(u2, u3, 0x44);
+    out[5] = simde_mm256_shuffle_ps(u2, u3, 0xEE);
 }
 
 static inline vi vi_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
