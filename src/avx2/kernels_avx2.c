@@ -54,6 +54,14 @@ static inline vm vf_ge(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_G
 static inline vm vf_eq(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_EQ_OQ); }
 static inline vm vf_neq(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_NEQ_UQ); }
 static inline vf vf_select(vm m, vf a, vf b) { return simde_mm256_blendv_ps(b, a, m); }
+/* Two blendv would be 4 to 6 uops on Intel cores (vblendvps ymm is 2 uops
+ * up to Ice Lake, 3 on Golden Cove / Sapphire Rapids); the xor swap is 4
+ * one-uop logic ops on any of three ports, and bit-exact. */
+static inline void vf_cswap(vm m, vf *a, vf *b) {
+    vf d = simde_mm256_and_ps(simde_mm256_xor_ps(*a, *b), m);
+    *a = simde_mm256_xor_ps(*a, d);
+    *b = simde_mm256_xor_ps(*b, d);
+}
 static inline vf vf_gather(const float *p, int s) {
     vi idx = simde_mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
     return simde_mm256_i32gather_ps(p, idx, 4);

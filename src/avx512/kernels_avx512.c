@@ -55,6 +55,11 @@ static inline vm vf_eq(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_
 static inline vm vf_neq(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_NEQ_UQ); }
 static inline vf vf_select(vm m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a); }
 /* SIMDe 0.7 has no 512-bit gather: two 256-bit ones (native under AVX-512). */
+static inline void vf_cswap(vm m, vf *a, vf *b) {
+    vf x = *a;
+    *a = simde_mm512_mask_blend_ps(m, *a, *b);
+    *b = simde_mm512_mask_blend_ps(m, *b, x);
+}
 static inline vf vf_gather(const float *p, int s) {
     simde__m256i idx = simde_mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
     simde__m256 lo = simde_mm256_i32gather_ps(p, idx, 4);

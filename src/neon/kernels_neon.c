@@ -69,6 +69,11 @@ static inline vm vf_ge(vf a, vf b) { return simde_vcgeq_f32(a, b); }
 static inline vm vf_eq(vf a, vf b) { return simde_vceqq_f32(a, b); }
 static inline vm vf_neq(vf a, vf b) { return simde_vmvnq_u32(simde_vceqq_f32(a, b)); }
 static inline vf vf_select(vm m, vf a, vf b) { return simde_vbslq_f32(m, a, b); }
+static inline void vf_cswap(vm m, vf *a, vf *b) {
+    vf x = *a;
+    *a = vf_select(m, *b, *a);
+    *b = vf_select(m, x, *b);
+}
 static inline vf vf_gather(const float *p, int s) {
     float t[4] = {p[0], p[s], p[2 * s], p[3 * s]};
     return simde_vld1q_f32(t);

@@ -22,7 +22,8 @@
  *          vf_neg and vf_xorsign(a, s) (sign-bit operations, exact),
  *          vf_min(a, b) = a < b ? a : b, vf_max(a, b) = a > b ? a : b,
  *          vf_lt, vf_le, vf_gt, vf_ge, vf_eq (ordered), vf_neq (true for NaN
- *          like C's !=), vf_select(m, a, b) = m ? a : b,
+ *          like C's !=), vf_select(m, a, b) = m ? a : b, vf_cswap(m, &a, &b)
+ *          (swaps a and b in the lanes of m),
  *          vf_gather(p, s) = {p[0], p[s], ..., p[(W-1)*s]},
  *          vf_ld_aos(p, nf, out): out[k] = vf_gather(p + k, nf) for k < nf
  *          (W records of nf <= 9 floats; reads exactly W * nf floats)
@@ -211,7 +212,9 @@ RP_INLINE void slab_axis_nf(vf o, vf rd, vf bn, vf bf, vf *tn, vf *tf) {
 
 /* One axis of rp_ref_slab. */
 RP_INLINE void slab_axis(vf o, vf rd, vm neg, vf lo, vf hi, vf *tn, vf *tf) {
-    slab_axis_nf(o, rd, vf_select(neg, hi, lo), vf_select(neg, lo, hi), tn, tf);
+    vf bn = lo, bf = hi;
+    vf_cswap(neg, &bn, &bf);
+    slab_axis_nf(o, rd, bn, bf, tn, tf);
 }
 
 /* rp_ref_slab without the ray and box validity: clips [*tn, *tf].
