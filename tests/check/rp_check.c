@@ -67,29 +67,7 @@
 
 #include "raypack.h"
 
-/* The guards are also made inaccessible to the tools that watch memory, so
- * that a vector tail *reading* past an array is reported too (the pattern
- * check sees only writes): ASan poisoning, or valgrind client requests
- * (no-ops when not running under valgrind), as in tests/fuzz/rp_fuzz.c. */
-#if defined(__SANITIZE_ADDRESS__)
-#define RP_CHECK_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RP_CHECK_ASAN 1
-#endif
-#endif
-#if defined(RP_CHECK_ASAN)
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#elif defined(RP_HAVE_VALGRIND_H)
-#include <valgrind/memcheck.h>
-#define POISON(p, n) ((void)VALGRIND_MAKE_MEM_NOACCESS((p), (n)))
-#define UNPOISON(p, n) ((void)VALGRIND_MAKE_MEM_DEFINED((p), (n)))
-#else
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
+#include "../guard.h" /* guards are poisoned too: over-reads are caught */
 
 _Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
 _Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");

@@ -38,15 +38,6 @@
  *
  * Environment: RP_FUZZ_VERBOSE=1 prints one line per case.
  */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RP_FUZZ_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(RP_FUZZ_ASAN)
-#define RP_FUZZ_ASAN 1
-#endif
-
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <float.h>
 #include <inttypes.h>
@@ -56,22 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Guards are made inaccessible to the tools that watch memory: ASan
- * (poisoning) or, when the replay driver runs under valgrind memcheck, its
- * client requests (no-ops when not under valgrind). */
-#if defined(RP_FUZZ_ASAN)
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#elif defined(RP_HAVE_VALGRIND_H)
-#include <valgrind/memcheck.h>
-#define POISON(p, n) ((void)VALGRIND_MAKE_MEM_NOACCESS((p), (n)))
-#define UNPOISON(p, n) ((void)VALGRIND_MAKE_MEM_DEFINED((p), (n)))
-#else
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
+#include "../guard.h" /* POISON / UNPOISON of guard bytes */
 #include "raypack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
