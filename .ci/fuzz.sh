@@ -19,6 +19,7 @@
 #   explicitly), meson, ninja-build, libsimde-dev, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib.sh
 
 BUILD=build-fuzz
 SECONDS_TO_FUZZ=${FUZZ_SECONDS:-60}
@@ -30,35 +31,10 @@ fi
 [ -n "$CLANG" ] || { echo "fuzz: clang not found (apt-get install clang-14 libclang-rt-14-dev)"; exit 1; }
 t0=$SECONDS
 
-# A SIMD variant whose source is not in the tree yet is disabled (loudly).
-variant_args=()
-for v in sse41:sse/kernels_sse41.c avx2:avx2/kernels_avx2.c \
-         avx512:avx512/kernels_avx512.c neon:neon/kernels_neon.c; do
-  if [ ! -f "src/${v#*:}" ]; then
-    echo "fuzz: NOTE: src/${v#*:} does not exist: building with -D${v%%:*}=disabled"
-    variant_args+=("-D${v%%:*}=disabled")
-  else
-    variant_args+=("-D${v%%:*}=auto") # undo an earlier =disabled on reconfigure
-  fi
-done
-
 opts=(-Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
-      "-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer"
-      -Dbench=disabled "${variant_args[@]}")
-# shellcheck disable=SC2206
-[ -n "${RP_MESON_ARGS:-}" ] && opts+=(${RP_MESON_ARGS})
+      "-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer")
 
-echo "fuzz: configuring $BUILD with $CLANG: ${opts[*]}"
-setup_log=$(mktemp)
-if [ -f "$BUILD/build.ninja" ]; then
-  meson setup --reconfigure "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
-    { cat "$setup_log"; exit 1; }
-else
-  rm -rf "$BUILD"
-  CC="$CLANG" meson setup "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
-    { cat "$setup_log"; exit 1; }
-fi
-mv "$setup_log" "$BUILD/setup.log"
+rp_configure fuzz "$BUILD" "$CLANG" "${opts[@]}"
 if ! ninja -C "$BUILD" -t targets all | grep -q '^tests/fuzz/rp_fuzz:'; then
   echo "fuzz: meson found no libFuzzer for $CLANG, so rp_fuzz is not defined"
   echo "fuzz: (apt-get install libclang-rt-14-dev; see $BUILD/meson-logs/meson-log.txt)"

@@ -19,6 +19,7 @@
 #   ninja-build, libsimde-dev.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib.sh
 
 BUILD=build-memcheck
 CC=${CC:-gcc}
@@ -27,32 +28,9 @@ ITER=${MEMCHECK_ITERATIONS:-4}
 t0=$SECONDS
 command -v valgrind >/dev/null || { echo "memcheck: valgrind not found (apt-get install valgrind)"; exit 1; }
 
-variant_args=()
-for v in sse41:sse/kernels_sse41.c avx2:avx2/kernels_avx2.c \
-         avx512:avx512/kernels_avx512.c neon:neon/kernels_neon.c; do
-  if [ ! -f "src/${v#*:}" ]; then
-    echo "memcheck: NOTE: src/${v#*:} does not exist: building with -D${v%%:*}=disabled"
-    variant_args+=("-D${v%%:*}=disabled")
-  else
-    variant_args+=("-D${v%%:*}=auto") # undo an earlier =disabled on reconfigure
-  fi
-done
+opts=(-Dbuildtype=debugoptimized)
 
-opts=(-Dbuildtype=debugoptimized -Dbench=disabled "${variant_args[@]}")
-# shellcheck disable=SC2206
-[ -n "${RP_MESON_ARGS:-}" ] && opts+=(${RP_MESON_ARGS})
-
-echo "memcheck: configuring $BUILD with CC=$CC: ${opts[*]}"
-setup_log=$(mktemp)
-if [ -f "$BUILD/build.ninja" ]; then
-  meson setup --reconfigure "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
-    { cat "$setup_log"; exit 1; }
-else
-  rm -rf "$BUILD"
-  CC="$CC" meson setup "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
-    { cat "$setup_log"; exit 1; }
-fi
-mv "$setup_log" "$BUILD/setup.log"
+rp_configure memcheck "$BUILD" "$CC" "${opts[@]}"
 echo "memcheck: building"
 ninja -C "$BUILD" -j2 | tail -1
 

@@ -18,21 +18,11 @@
 #   clang-14 and libclang-rt-14-dev.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib.sh
 
 BUILD=build-sanitize
 CC=${CC:-gcc}
 t0=$SECONDS
-
-variant_args=()
-for v in sse41:sse/kernels_sse41.c avx2:avx2/kernels_avx2.c \
-         avx512:avx512/kernels_avx512.c neon:neon/kernels_neon.c; do
-  if [ ! -f "src/${v#*:}" ]; then
-    echo "sanitize: NOTE: src/${v#*:} does not exist: building with -D${v%%:*}=disabled"
-    variant_args+=("-D${v%%:*}=disabled")
-  else
-    variant_args+=("-D${v%%:*}=auto") # undo an earlier =disabled on reconfigure
-  fi
-done
 
 cargs="-fno-sanitize-recover=all -fno-omit-frame-pointer"
 if ! "$CC" --version 2>/dev/null | grep -q clang; then
@@ -41,21 +31,9 @@ fi
 # b_lundef=false: clang links the sanitizer runtimes into executables only,
 # so the shared library has undefined __asan_* symbols until then.
 opts=(-Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
-      "-Dc_args=$cargs" -Dbench=disabled "${variant_args[@]}")
-# shellcheck disable=SC2206
-[ -n "${RP_MESON_ARGS:-}" ] && opts+=(${RP_MESON_ARGS})
+      "-Dc_args=$cargs")
 
-echo "sanitize: configuring $BUILD with CC=$CC: ${opts[*]}"
-setup_log=$(mktemp)
-if [ -f "$BUILD/build.ninja" ]; then
-  meson setup --reconfigure "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
-    { cat "$setup_log"; exit 1; }
-else
-  rm -rf "$BUILD"
-  CC="$CC" meson setup "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
-    { cat "$setup_log"; exit 1; }
-fi
-mv "$setup_log" "$BUILD/setup.log"
+rp_configure sanitize "$BUILD" "$CC" "${opts[@]}"
 echo "sanitize: building"
 ninja -C "$BUILD" -j2 | tail -3
 

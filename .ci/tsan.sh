@@ -11,38 +11,16 @@
 #   ninja-build, libsimde-dev; with CC=clang: clang-14, libclang-rt-14-dev.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib.sh
 
 BUILD=build-tsan
 CC=${CC:-gcc}
 t0=$SECONDS
 
-variant_args=()
-for v in sse41:sse/kernels_sse41.c avx2:avx2/kernels_avx2.c \
-         avx512:avx512/kernels_avx512.c neon:neon/kernels_neon.c; do
-  if [ ! -f "src/${v#*:}" ]; then
-    echo "tsan: NOTE: src/${v#*:} does not exist: building with -D${v%%:*}=disabled"
-    variant_args+=("-D${v%%:*}=disabled")
-  else
-    variant_args+=("-D${v%%:*}=auto") # undo an earlier =disabled on reconfigure
-  fi
-done
-
 opts=(-Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false
-      -Dc_args=-fno-omit-frame-pointer -Dbench=disabled "${variant_args[@]}")
-# shellcheck disable=SC2206
-[ -n "${RP_MESON_ARGS:-}" ] && opts+=(${RP_MESON_ARGS})
+      -Dc_args=-fno-omit-frame-pointer)
 
-echo "tsan: configuring $BUILD with CC=$CC: ${opts[*]}"
-setup_log=$(mktemp)
-if [ -f "$BUILD/build.ninja" ]; then
-  meson setup --reconfigure "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
-    { cat "$setup_log"; exit 1; }
-else
-  rm -rf "$BUILD"
-  CC="$CC" meson setup "$BUILD" "${opts[@]}" >"$setup_log" 2>&1 ||
-    { cat "$setup_log"; exit 1; }
-fi
-mv "$setup_log" "$BUILD/setup.log"
+rp_configure tsan "$BUILD" "$CC" "${opts[@]}"
 echo "tsan: building test_threads and rp_check"
 ninja -C "$BUILD" -j2 tests/threads/test_threads tests/check/rp_check | tail -2
 
