@@ -77,8 +77,8 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
      * validity masks; m_bits of active: 1; m_store01: 1.
      * mul 6, addcmp 3 + 6 + 6 + 1 + 1 = 17, other 6 + 2 + 1 + 1 = 10. */
     [ROW_SLAB] = {"slab (per ray vector)", {6, 17, 10, 0, 0}},
-    /* slab: 6 select, 6 sub, 6 mul, 3 max, 3 min, 1 le; m_any (dead lanes
-     * carry a NaN best, so no lane mask).
+    /* slab: 6 select (vf_planes), 6 sub, 6 mul, 3 max, 3 min, 1 le; m_any
+     * (dead lanes carry a NaN best, so no lane mask).
      * mul 6, addcmp 6 + 6 + 1 = 13, other 6 + 1 = 7. */
     [ROW_BOX_PACKET] = {"aabb packet step", {6, 13, 7, 0, 0}},
     /* the box's validity: 3 le + 3 m_and; acceptance lt + m_or + m_and;
@@ -191,9 +191,11 @@ static int cand(const rpb_work *w, size_t i, size_t j, float best, float *t) {
 
 /* Replays kernels.h's loops on w's data, counting steps and candidate
  * steps; returns the summed cycles on the model core. */
-/* Extra ops of the slab's plane choice per step: the AVX2 layer swaps the
- * planes by xor/and (vf_cswap: 4 logic ops per axis) rather than by 2
- * selects, so 6 more "other" ops than the table's 6 selects. */
+/* Extra ops of intersect_aabb's plane choice per step: the AVX2 layer
+ * swaps the planes by xor/and (vf_cswap: 4 logic ops per axis) rather than
+ * by 2 selects, so 6 more "other" ops than the table's 6 selects.  (In
+ * closest_packet its vf_planes takes 2 in-lane permutes per axis: the
+ * table's 6.) */
 static double cswap_extra(const char *variant) { return !strcmp(variant, "avx2") ? 6 : 0; }
 
 static acc replay(const rpb_work *w, int W, double box_shuffles, double sel_extra) {
@@ -239,7 +241,7 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double sel_extr
             for (size_t i = i0; i < end; i++)
                 best[i - i0] = w->tmax0[i];
             for (size_t j = 0; j < m; j++) {
-                add_row_x(&a, ROW_BOX_PACKET, 1, W, sel_extra);
+                add_row(&a, ROW_BOX_PACKET, 1, W);
                 int any = 0;
                 for (size_t i = i0; i < end; i++) {
                     float t;

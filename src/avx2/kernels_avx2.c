@@ -62,6 +62,17 @@ static inline void vf_cswap(vm m, vf *a, vf *b) {
     *a = simde_mm256_xor_ps(*a, d);
     *b = simde_mm256_xor_ps(*b, d);
 }
+/* p[0..3] in both 128-bit halves (a load), then an in-lane permute per
+ * plane with index 3 or 0 by the mask: 2 one-uop ops, against 4 for
+ * vf_cswap.  The indices depend on the mask alone (hoisted from loops). */
+static inline void vf_planes(const float *p, vm m, vf *n, vf *f) {
+    simde__m128 q = simde_mm_loadu_ps(p);
+    vf b = simde_mm256_set_m128(q, q);
+    vi in = simde_mm256_and_si256(simde_mm256_castps_si256(m), simde_mm256_set1_epi32(3));
+    vi jf = simde_mm256_xor_si256(in, simde_mm256_set1_epi32(3));
+    *n = simde_mm256_permutevar_ps(b, in);
+    *f = simde_mm256_permutevar_ps(b, jf);
+}
 static inline vf vf_gather(const float *p, int s) {
     vi idx = simde_mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
     return simde_mm256_i32gather_ps(p, idx, 4);

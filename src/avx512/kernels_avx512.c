@@ -60,6 +60,15 @@ static inline void vf_cswap(vm m, vf *a, vf *b) {
     *a = simde_mm512_mask_blend_ps(m, *a, *b);
     *b = simde_mm512_mask_blend_ps(m, *b, x);
 }
+/* Two blends of broadcasts, which GCC turns into broadcasts from memory
+ * merged under the mask (one ALU op per plane); not vf_bcast, whose asm
+ * barrier would keep the blend separate. */
+static inline void vf_planes(const float *p, vm m, vf *n, vf *f) {
+    vf lo = simde_mm512_set1_ps(p[0]);
+    vf hi = simde_mm512_set1_ps(p[3]);
+    *n = simde_mm512_mask_blend_ps(m, lo, hi);
+    *f = simde_mm512_mask_blend_ps(m, hi, lo);
+}
 static inline vf vf_gather(const float *p, int s) {
     simde__m256i idx = simde_mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
     simde__m256 lo = simde_mm256_i32gather_ps(p, idx, 4);

@@ -23,7 +23,8 @@
  *          vf_min(a, b) = a < b ? a : b, vf_max(a, b) = a > b ? a : b,
  *          vf_lt, vf_le, vf_gt, vf_ge, vf_eq (ordered), vf_neq (true for NaN
  *          like C's !=), vf_select(m, a, b) = m ? a : b, vf_cswap(m, &a, &b)
- *          (swaps a and b in the lanes of m),
+ *          (swaps a and b in the lanes of m), vf_planes(p, m, &n, &f)
+ *          (n = m ? p[3] : p[0], f = m ? p[0] : p[3]; reads p[0..3]),
  *          vf_gather(p, s) = {p[0], p[s], ..., p[(W-1)*s]},
  *          vf_ld_aos(p, nf, out): out[k] = vf_gather(p + k, nf) for k < nf
  *          (W records of nf <= 9 floats; reads exactly W * nf floats)
@@ -215,6 +216,20 @@ RP_INLINE void slab_axis(vf o, vf rd, vm neg, vf lo, vf hi, vf *tn, vf *tf) {
     vf bn = lo, bf = hi;
     vf_cswap(neg, &bn, &bf);
     slab_axis_nf(o, rd, bn, bf, tn, tf);
+}
+
+/* rp_ref_slab of one box (at p: lo x y z, hi x y z) broadcast to every lane,
+ * without the ray and box validity: clips [*tn, *tf].  vf_planes picks each
+ * lane's near and far plane of an axis straight from the box in memory. */
+RP_INLINE vm slab_bc(const vray *r, const float *p, vf *tn, vf *tf) {
+    vf bn, bf;
+    vf_planes(p, r->negx, &bn, &bf);
+    slab_axis_nf(r->ox, r->rdx, bn, bf, tn, tf);
+    vf_planes(p + 1, r->negy, &bn, &bf);
+    slab_axis_nf(r->oy, r->rdy, bn, bf, tn, tf);
+    vf_planes(p + 2, r->negz, &bn, &bf);
+    slab_axis_nf(r->oz, r->rdz, bn, bf, tn, tf);
+    return vf_le(*tn, *tf);
 }
 
 /* rp_ref_slab without the ray and box validity: clips [*tn, *tf].
@@ -429,8 +444,15 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         const float *p = prims + j * (size_t)nf;
         vprim pv;
         veval e;
-        bc_prim(p, nf, &pv);
-        vm c = test_cand(kind, &r, &pv, best, flags, 0, &e);
+        vm c;
+        if (kind == K_BOX) {
+            vf tn = r.tmin, tf = best;
+            c = slab_bc(&r, p, &tn, &tf);
+            e.t = tn;
+        } else {
+            bc_prim(p, nf, &pv);
+            c = test_cand(kind, &r, &pv, best, flags, 0, &e);
+        }
         vm acc;
         if (kind == K_BOX) {
             /* most steps miss in every lane: test that first, with the
@@ -442,6 +464,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
              * broadcast the fields from registers rather than memory.) */
             if (!m_any(c))
                 continue;
+            bc_prim(p, nf, &pv);
             c = m_and(c, box_valid_v(&pv));
             /* tmin <= tn <= best already holds for a slab hit */
             acc = m_and(c, m_or(vf_lt(e.t, best), nothas));

@@ -52,6 +52,11 @@ static inline void vf_cswap(vm m, vf *a, vf *b) {
     *a = vf_select(m, *b, *a);
     *b = vf_select(m, x, *b);
 }
+static inline void vf_planes(const float *p, vm m, vf *n, vf *f) {
+    *n = vf_bcast(p);
+    *f = vf_bcast(p + 3);
+    vf_cswap(m, n, f);
+}
 static inline vf vf_gather(const float *p, int s) {
     return simde_mm_setr_ps(p[0], p[s], p[2 * s], p[3 * s]);
 }
