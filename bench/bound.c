@@ -100,27 +100,29 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
     /* e1, e2: 6 sub; p = cross(d, e2): 6 mul 3 sub; det: 3 mul 2 add;
      * s = o - v0: 3 sub; uu: 3 mul 2 add; q = cross(s, e1): 6 mul 3 sub;
      * vv: 3 mul 2 add (tt = dot(e2, q) only on candidate steps); xorsign
-     * x3 (sign of det once, 3 xor): 4; uvs: 1 add; inside: 2 ge, 1 le,
-     * 2 m_and; usable: neq (or gt when culling; the flags are a constant)
-     * + m_and; m_and with live/todo; m_any.
-     * mul 21, addcmp 6 + 3 + 2 + 3 + 2 + 3 + 2 + 1 + 3 + 1 = 26,
-     * other 4 + 2 + 1 + 1 + 1 = 9. */
-    [ROW_TRI] = {"triangle packet step", {21, 26, 9, 0, 0}},
-    /* tt: 3 mul 2 add; t = tt / det; rp_ref_accept: ge, le, lt + 2 and,
-     * or, and; best select, nothas andnot, upd or, prim select + set1,
-     * buu/bvv/bdet selects.  mul 3, addcmp 2 + 3, other 4 + 5 + 3 = 12,
-     * div 1. */
-    [ROW_TRI_C] = {"triangle closest candidate", {3, 5, 12, 1, 0}},
-    /* tt: 3 mul 2 add; t = tt / det; ge, le, 2 and; occ or; todo andnot;
-     * m_any(todo). */
-    [ROW_OCC_C] = {"triangle any-hit candidate", {3, 4, 5, 1, 0}},
+     * x3: 3 (AVX-512: one vpternlogd each; the other layers take the sign
+     * of det once and 3 xor, 4); uvs: 1 add; inside: 2 ge, 1 le, 2 m_and;
+     * m_and with live/todo; m_any.  (usable: det != 0 on candidate steps,
+     * tri_late; with culling det > 0 here, not counted: the benchmarks do
+     * not cull.)
+     * mul 21, addcmp 6 + 3 + 2 + 3 + 2 + 3 + 2 + 1 + 3 = 25,
+     * other 3 + 2 + 1 + 1 = 7. */
+    [ROW_TRI] = {"triangle packet step", {21, 25, 7, 0, 0}},
+    /* det != 0 + m_and (tri_late); tt: 3 mul 2 add; t = tt / det;
+     * rp_ref_accept: ge, le, lt + 2 and, or, and; best select, nothas
+     * andnot, upd or, prim select + set1, buu/bvv/bdet selects.
+     * mul 3, addcmp 1 + 2 + 3, other 1 + 4 + 5 + 3 = 13, div 1. */
+    [ROW_TRI_C] = {"triangle closest candidate", {3, 6, 13, 1, 0}},
+    /* det != 0 + m_and; tt: 3 mul 2 add; t = tt / det; ge, le, 2 and;
+     * occ or; todo andnot; m_any(todo). */
+    [ROW_OCC_C] = {"triangle any-hit candidate", {3, 5, 6, 1, 0}},
     /* 9 gathers; the triangle step as in a packet; vf_set1(best) (unused by
-     * triangles but issued), m_and lanes, m_any.  mul 21, addcmp 26, other
-     * 7 + 3 = 10. */
-    [ROW_TRI_ACROSS] = {"triangle across step", {21, 26, 10, 0, 9}},
-    /* tt: 3 mul 2 add; div; ge, le; 2 and; m_bits; stores of t, uu, vv,
-     * det: 4. */
-    [ROW_TRI_ACROSS_C] = {"triangle across candidate", {3, 4, 7, 1, 0}},
+     * triangles but issued), m_and lanes, m_any.  mul 21, addcmp 25, other
+     * 5 + 3 = 8. */
+    [ROW_TRI_ACROSS] = {"triangle across step", {21, 25, 8, 0, 9}},
+    /* det != 0 + m_and; tt: 3 mul 2 add; div; ge, le; 2 and; m_bits;
+     * stores of t, uu, vv, det: 4. */
+    [ROW_TRI_ACROSS_C] = {"triangle across candidate", {3, 5, 8, 1, 0}},
     /* oc: 3 sub; a, b, c: 9 mul 6 add; rr: 1 mul; c - rr; bb, ac: 2 mul;
      * disc: 1 sub; 2 ge; m_and; m_and live; m_any.
      * (a = dot(d, d) is recomputed per sphere, as the reference does.)

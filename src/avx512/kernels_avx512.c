@@ -43,8 +43,11 @@ static inline vf vf_sqrt(vf a) { return simde_mm512_sqrt_ps(a); }
 static inline vf vf_min(vf a, vf b) { return simde_mm512_min_ps(a, b); }
 static inline vf vf_max(vf a, vf b) { return simde_mm512_max_ps(a, b); }
 static inline vf vf_neg(vf a) { return simde_mm512_xor_ps(a, simde_mm512_set1_ps(-0.0f)); }
+/* one vpternlogd: a ^ (s & sign bit) (truth table 0x78 of a, s, mask) */
 static inline vf vf_xorsign(vf a, vf s) {
-    return simde_mm512_xor_ps(a, simde_mm512_and_ps(s, simde_mm512_set1_ps(-0.0f)));
+    return simde_mm512_castsi512_ps(simde_mm512_ternarylogic_epi32(
+        simde_mm512_castps_si512(a), simde_mm512_castps_si512(s), simde_mm512_set1_epi32(INT32_MIN),
+        0x78));
 }
 /* ordered predicates are C's <, <=, >, >=, ==; NEQ_UQ is C's != */
 static inline vm vf_lt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LT_OQ); }

@@ -249,7 +249,8 @@ RP_INLINE vm slab(const vray *r, const vprim *b, int sorted, vf *tn, vf *tf) {
     return vf_le(*tn, *tf);
 }
 
-/* rp_ref_tri_eval without the ray's validity. */
+/* rp_ref_tri_eval without the ray's validity (and, without culling, the
+ * det != 0 of tri_late). */
 RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
     const vf *f = p->f;
     vf e1x = vf_sub(f[3], f[0]);
@@ -283,7 +284,9 @@ RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
     vf adet = vf_xorsign(det, det);
     vf uvs = vf_add(us, vs);
     vm inside = m_and(m_and(vf_ge(us, zero), vf_ge(vs, zero)), vf_le(uvs, adet));
-    vm usable = (flags & RP_CULL_BACKFACE) ? vf_gt(det, zero) : vf_neq(det, zero);
+    /* without culling, det != 0 is checked by tri_late, on candidate steps
+     * only: a det of 0 passes the inside test only with uu = vv = 0 */
+    vm usable = (flags & RP_CULL_BACKFACE) ? vf_gt(det, zero) : m_lanes(V_W);
     e->det = det;
     e->uu = uu;
     e->vv = vv;
@@ -362,6 +365,12 @@ RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigne
     if (kind == K_SPH)
         return sphere_cand(r, p, e);
     return plane_cand(r, p, e);
+}
+
+/* The rest of a triangle's candidate decision (see tri_cand): the lanes
+ * of test_cand's candidates that stay candidates. */
+RP_INLINE vm tri_late(unsigned flags, const veval *e) {
+    return (flags & RP_CULL_BACKFACE) ? m_lanes(V_W) : vf_neq(e->det, vf_set1(0.0f));
 }
 
 /* t of the candidates (the divisions; called only when a lane is one). */
@@ -471,6 +480,8 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         } else {
             if (!m_any(c))
                 continue;
+            if (kind == K_TRI)
+                c = m_and(c, tri_late(flags, &e));
             test_t(kind, &r, &e);
             /* rp_ref_accept */
             acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, best));
@@ -544,6 +555,8 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
             continue;
         if (kind == K_BOX) /* the boxes' validity, on the steps that hit */
             c = m_and(c, box_valid_v(&pv));
+        if (kind == K_TRI)
+            c = m_and(c, tri_late(flags, &e));
         test_t(kind, &r, &e);
         vm acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, vbest));
         unsigned bits = m_bits(acc);
@@ -682,6 +695,7 @@ RP_INLINE void occluded_packet(const rp_rays *rays, const uint8_t *active, const
         vm c = m_and(tri_cand(&r, &pv, flags, &e), todo);
         if (!m_any(c))
             continue;
+        c = m_and(c, tri_late(flags, &e));
         test_t(K_TRI, &r, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         occ = m_or(occ, h);
@@ -707,6 +721,7 @@ RP_INLINE void occluded_across(const rp_rays *rays, const float *tris, size_t co
         vm c = m_and(tri_cand(&r, &pv, flags, &e), lanes);
         if (!m_any(c))
             continue;
+        c = m_and(c, tri_late(flags, &e));
         test_t(K_TRI, &r, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         if (m_any(h)) {
