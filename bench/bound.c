@@ -65,6 +65,7 @@ enum {
     ROW_TRI_C,       /* closest_packet: extra when a lane is a candidate */
     ROW_OCC_C,       /* occluded_packet: extra when a lane is a candidate */
     ROW_TRI_ACROSS,  /* closest_across, K_TRI: W gathered triangles */
+    ROW_TRI_ACROSS_T,/* ... W triangles by loads and shuffles (vf_ld_aos) */
     ROW_TRI_ACROSS_C,/* ... extra when a lane is a candidate */
     ROW_SPH,         /* closest_packet, K_SPH: one broadcast sphere */
     ROW_SPH_C,       /* ... extra when a lane is a candidate */
@@ -120,6 +121,9 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
      * triangles but issued), m_and lanes, m_any.  mul 21, addcmp 25, other
      * 5 + 3 = 8. */
     [ROW_TRI_ACROSS] = {"triangle across step", {21, 25, 8, 0, 9}},
+    /* the same, the triangles transposed in registers (the shuffles of
+     * tri_transpose_ops() added per variant). */
+    [ROW_TRI_ACROSS_T] = {"triangle across step (shuffles)", {21, 25, 8, 0, 0}},
     /* det != 0 + m_and; tt: 3 mul 2 add; div; ge, le; 2 and; m_bits;
      * stores of t, uu, vv, det: 4. */
     [ROW_TRI_ACROSS_C] = {"triangle across candidate", {3, 5, 8, 1, 0}},
@@ -149,6 +153,16 @@ static double box_transpose_ops(const char *variant) {
     if (!strcmp(variant, "sse41")) return 12;
     if (!strcmp(variant, "avx2")) return 20;
     if (!strcmp(variant, "avx512")) return 30;
+    return -1;
+}
+
+/* The same for W triangles (3 groups of 4 fields, the last one for one
+ * field): SSE4.1 8 + 8 + 3 shuffles, AVX2 24 insertf128 + 19, AVX-512 36
+ * insertf32x4 + 19. */
+static double tri_transpose_ops(const char *variant) {
+    if (!strcmp(variant, "sse41")) return 19;
+    if (!strcmp(variant, "avx2")) return 43;
+    if (!strcmp(variant, "avx512")) return 55;
     return -1;
 }
 
@@ -200,7 +214,8 @@ static int cand(const rpb_work *w, size_t i, size_t j, float best, float *t) {
  * table's 6.) */
 static double cswap_extra(const char *variant) { return !strcmp(variant, "avx2") ? 6 : 0; }
 
-static acc replay(const rpb_work *w, int W, double box_shuffles, double sel_extra) {
+static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuffles,
+                  double sel_extra) {
     acc a = {0, 0, 0};
     size_t n = w->nrays, m = w->nprims;
     rpb_kernel k = w->kernel;
@@ -212,7 +227,9 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double sel_extr
         for (size_t i = 0; i < n; i++) {
             float best = w->tmax0[i];
             for (size_t j = 0; j < m; j += W) {
-                if (k != RPB_AABB)
+                if (k != RPB_AABB && tri_shuffles >= 0)
+                    add_row_x(&a, ROW_TRI_ACROSS_T, 1, W, tri_shuffles);
+                else if (k != RPB_AABB)
                     add_row(&a, ROW_TRI_ACROSS, 1, W);
                 else if (box_shuffles >= 0)
                     add_row_x(&a, ROW_BOX_ACROSS_T, 1, W, box_shuffles);
@@ -299,7 +316,8 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
     /* the replay is O(tests) in scalar: skip it where it would take long */
     if (w->kernel != RPB_SLAB && rpb_work_tests(w) > 2e6)
         return b;
-    acc a = replay(w, W, box_transpose_ops(variant), cswap_extra(variant));
+    acc a = replay(w, W, box_transpose_ops(variant), tri_transpose_ops(variant),
+                   cswap_extra(variant));
     double tests = rpb_work_tests(w);
     b.compute = (a.fp + a.div) / tests;
     double loads = a.loads / tests;

@@ -78,39 +78,39 @@ static inline vf vf_gather(const float *p, int s) {
     return simde_mm256_i32gather_ps(p, idx, 4);
 }
 
-/* out[k] = field k of the 8 consecutive nf-float records at p; reads
- * exactly 8 * nf floats.  Boxes (nf = 6) by a transposition in registers:
- * record a's first four floats (lx ly lz hx) and its last four (lz hx hy
- * hz) as 128-bit loads, records a and a + 4 paired in one register, then
- * the 4 x 4 transposition of SSE within each 128-bit half (8 inserts and
- * 12 shuffles for 8 boxes, against 6 gathers of 8 element loads).  Other
- * records: one gather per field. */
+/* Fields o .. o+3 of 8 consecutive nf-float records at p: floats o .. o+3
+ * of records q and q + 4 (128-bit loads) paired in one register, then the
+ * 4 x 4 transposition of SSE within each 128-bit half (lane order stays
+ * record order).  Unused outputs are dropped by the compiler. */
+static inline void aos4(const float *p, int nf, int o, vf *t) {
+    vf r[4];
+    for (int q = 0; q < 4; q++)
+        r[q] = simde_mm256_insertf128_ps(
+            simde_mm256_castps128_ps256(simde_mm_loadu_ps(p + nf * q + o)),
+            simde_mm_loadu_ps(p + nf * (q + 4) + o), 1);
+    vf lo01 = simde_mm256_unpacklo_ps(r[0], r[1]); /* f0 of 0, 1; f1 of 0, 1 */
+    vf lo23 = simde_mm256_unpacklo_ps(r[2], r[3]);
+    vf hi01 = simde_mm256_unpackhi_ps(r[0], r[1]); /* f2 of 0, 1; f3 of 0, 1 */
+    vf hi23 = simde_mm256_unpackhi_ps(r[2], r[3]);
+    t[0] = simde_mm256_shuffle_ps(lo01, lo23, 0x44);
+    t[1] = simde_mm256_shuffle_ps(lo01, lo23, 0xEE);
+    t[2] = simde_mm256_shuffle_ps(hi01, hi23, 0x44);
+    t[3] = simde_mm256_shuffle_ps(hi01, hi23, 0xEE);
+}
+
+/* out[k] = field k of the 8 consecutive nf-float records at p (4 <= nf <= 9);
+ * reads exactly 8 * nf floats.  By aos4 on groups of 4 fields, the last
+ * group ending at field nf - 1 (overlapping the one before): boxes 8
+ * inserts and 12 shuffles, triangles 24 and 19, against a gather of 8
+ * element loads per field. */
 static inline void vf_ld_aos(const float *p, int nf, vf *out) {
-    if (nf != 6) {
-        for (int k = 0; k < nf; k++)
-            out[k] = vf_gather(p + k, nf);
-        return;
+    for (int o = 0; o < nf; o += 4) {
+        int b = o + 4 <= nf ? o : nf - 4;
+        vf t[4];
+        aos4(p, nf, b, t);
+        for (int k = o; k < nf && k < o + 4; k++)
+            out[k] = t[k - b];
     }
-    vf a[4], b[4];
-    for (int q = 0; q < 4; q++) {
-        a[q] = simde_mm256_insertf128_ps(simde_mm256_castps128_ps256(simde_mm_loadu_ps(p + 6 * q)),
-                                         simde_mm_loadu_ps(p + 6 * (q + 4)), 1);
-        b[q] = simde_mm256_insertf128_ps(simde_mm256_castps128_ps256(simde_mm_loadu_ps(p + 6 * q + 2)),
-                                         simde_mm_loadu_ps(p + 6 * (q + 4) + 2), 1);
-    }
-    /* per half: t0 = lx0 lx1 ly0 ly1, t1 = lx2 lx3 ly2 ly3, t2 = lz0 lz1 hx0 hx1, ... */
-    vf t0 = simde_mm256_unpacklo_ps(a[0], a[1]);
-    vf t1 = simde_mm256_unpacklo_ps(a[2], a[3]);
-    vf t2 = simde_mm256_unpackhi_ps(a[0], a[1]);
-    vf t3 = simde_mm256_unpackhi_ps(a[2], a[3]);
-    vf u2 = simde_mm256_unpackhi_ps(b[0], b[1]); /* hy0 hy1 hz0 hz1 */
-    vf u3 = simde_mm256_unpackhi_ps(b[2], b[3]);
-    out[0] = simde_mm256_shuffle_ps(t0, t1, 0x44);
-    out[1] = simde_mm256_shuffle_ps(t0, t1, 0xEE);
-    out[2] = simde_mm256_shuffle_ps(t2, t3, 0x44);
-    out[3] = simde_mm256_shuffle_ps(t2, t3, 0xEE);
-    out[4] = simde_mm256_shuffle_ps(u2, u3, 0x44);
-    out[5] = simde_mm256_shuffle_ps(u2, u3, 0xEE);
 }
 
 static inline vi vi_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }

@@ -79,6 +79,28 @@ static inline vf vf_gather(const float *p, int s) {
     return simde_mm512_insertf32x8(simde_mm512_castps256_ps512(lo), hi, 1);
 }
 
+/* Fields o .. o+3 of 16 consecutive nf-float records at p: floats o .. o+3
+ * of records q, q+4, q+8, q+12 (128-bit loads) in the 128-bit lanes of one
+ * register, then the 4 x 4 transposition of SSE within each lane (lane
+ * order stays record order).  Unused outputs are dropped by the compiler. */
+static inline void aos4(const float *p, int nf, int o, vf *t) {
+    vf r[4];
+    for (int q = 0; q < 4; q++) {
+        vf x = simde_mm512_castps128_ps512(simde_mm_loadu_ps(p + nf * q + o));
+        x = simde_mm512_insertf32x4(x, simde_mm_loadu_ps(p + nf * (q + 4) + o), 1);
+        x = simde_mm512_insertf32x4(x, simde_mm_loadu_ps(p + nf * (q + 8) + o), 2);
+        r[q] = simde_mm512_insertf32x4(x, simde_mm_loadu_ps(p + nf * (q + 12) + o), 3);
+    }
+    vf lo01 = simde_mm512_unpacklo_ps(r[0], r[1]);
+    vf lo23 = simde_mm512_unpacklo_ps(r[2], r[3]);
+    vf hi01 = simde_mm512_unpackhi_ps(r[0], r[1]);
+    vf hi23 = simde_mm512_unpackhi_ps(r[2], r[3]);
+    t[0] = simde_mm512_shuffle_ps(lo01, lo23, 0x44);
+    t[1] = simde_mm512_shuffle_ps(lo01, lo23, 0xEE);
+    t[2] = simde_mm512_shuffle_ps(hi01, hi23, 0x44);
+    t[3] = simde_mm512_shuffle_ps(hi01, hi23, 0xEE);
+}
+
 /* out[k] = field k of the 16 consecutive nf-float records at p (nf <= 9),
  * i.e. {p[k], p[nf + k], ..., p[15 * nf + k]}; reads exactly 16 * nf floats.
  * A transposition in registers: nf unaligned loads, then per field one
@@ -89,10 +111,17 @@ static inline vf vf_gather(const float *p, int s) {
  * nf is a constant after inlining, so the indices and masks are too. */
 static inline void vf_ld_aos(const float *p, int nf, vf *out) {
     if (nf > 6) {
-        /* triangles: measured slower than gathers (9 fields x 5 permutes
-         * and 4 merges, and more live registers than the step has spare) */
-        for (int k = 0; k < nf; k++)
-            out[k] = vf_gather(p + k, nf);
+        /* triangles: the permutes (9 fields x 5 permutes and 4 merges)
+         * spilled and measured slower than gathers; instead the 4 x 4
+         * transposition within 128-bit lanes, records q, q+4, q+8, q+12 in
+         * the lanes of one register (aos4) */
+        for (int o = 0; o < nf; o += 4) {
+            int b = o + 4 <= nf ? o : nf - 4;
+            vf t[4];
+            aos4(p, nf, b, t);
+            for (int k = o; k < nf && k < o + 4; k++)
+                out[k] = t[k - b];
+        }
         return;
     }
     vf v[9];

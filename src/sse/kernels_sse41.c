@@ -61,34 +61,29 @@ static inline vf vf_gather(const float *p, int s) {
     return simde_mm_setr_ps(p[0], p[s], p[2 * s], p[3 * s]);
 }
 
-/* out[k] = field k of the 4 consecutive nf-float records at p; reads
- * exactly 4 * nf floats.  Boxes (nf = 6) by a 4 x 4 transposition of each
- * record's first four floats (lx ly lz hx) and of its last four (lz hx hy
- * hz): 8 loads and 12 shuffles against 24 scalar loads and inserts.  Other
- * records: one gather per field. */
+/* out[k] = field k of the 4 consecutive nf-float records at p (4 <= nf <= 9);
+ * reads exactly 4 * nf floats.  A 4 x 4 transposition (unpack,
+ * movelh/movehl) of each group of 4 fields, the last group ending at field
+ * nf - 1 (overlapping the one before; unused outputs are dropped by the
+ * compiler): boxes 12 shuffles, triangles 19, against scalar loads and
+ * inserts per element. */
 static inline void vf_ld_aos(const float *p, int nf, vf *out) {
-    if (nf != 6) {
-        for (int k = 0; k < nf; k++)
-            out[k] = vf_gather(p + k, nf);
-        return;
+    for (int o = 0; o < nf; o += 4) {
+        int b = o + 4 <= nf ? o : nf - 4;
+        vf r[4], t[4];
+        for (int q = 0; q < 4; q++)
+            r[q] = simde_mm_loadu_ps(p + nf * q + b);
+        vf lo01 = simde_mm_unpacklo_ps(r[0], r[1]);
+        vf lo23 = simde_mm_unpacklo_ps(r[2], r[3]);
+        vf hi01 = simde_mm_unpackhi_ps(r[0], r[1]);
+        vf hi23 = simde_mm_unpackhi_ps(r[2], r[3]);
+        t[0] = simde_mm_movelh_ps(lo01, lo23);
+        t[1] = simde_mm_movehl_ps(lo23, lo01);
+        t[2] = simde_mm_movelh_ps(hi01, hi23);
+        t[3] = simde_mm_movehl_ps(hi23, hi01);
+        for (int k = o; k < nf && k < o + 4; k++)
+            out[k] = t[k - b];
     }
-    vf a[4], b[4];
-    for (int q = 0; q < 4; q++) {
-        a[q] = simde_mm_loadu_ps(p + 6 * q);
-        b[q] = simde_mm_loadu_ps(p + 6 * q + 2);
-    }
-    vf t0 = simde_mm_unpacklo_ps(a[0], a[1]); /* lx0 lx1 ly0 ly1 */
-    vf t1 = simde_mm_unpacklo_ps(a[2], a[3]);
-    vf t2 = simde_mm_unpackhi_ps(a[0], a[1]); /* lz0 lz1 hx0 hx1 */
-    vf t3 = simde_mm_unpackhi_ps(a[2], a[3]);
-    vf u2 = simde_mm_unpackhi_ps(b[0], b[1]); /* hy0 hy1 hz0 hz1 */
-    vf u3 = simde_mm_unpackhi_ps(b[2], b[3]);
-    out[0] = simde_mm_movelh_ps(t0, t1);
-    out[1] = simde_mm_movehl_ps(t1, t0);
-    out[2] = simde_mm_movelh_ps(t2, t3);
-    out[3] = simde_mm_movehl_ps(t3, t2);
-    out[4] = simde_mm_movelh_ps(u2, u3);
-    out[5] = simde_mm_movehl_ps(u3, u2);
 }
 
 static inline vi vi_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
