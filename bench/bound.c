@@ -132,10 +132,11 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
      * (a = dot(d, d) is recomputed per sphere, as the reference does.)
      * mul 12, addcmp 3 + 6 + 1 + 1 + 2 = 13, other 3. */
     [ROW_SPH] = {"sphere packet step", {12, 13, 3, 0, 0}},
-    /* sqrt + 2 div; neg; sub, add; ge + select (near or far root);
-     * acceptance as for triangles without the uv selects.
-     * addcmp 2 + 1 + 3 = 6, other 1 + 1 + 4 + 5 = 11, div 3. */
-    [ROW_SPH_C] = {"sphere closest candidate", {0, 6, 11, 3, 0}},
+    /* sqrt + 1 div; neg; sub; ge, andnot, m_any (the far root, add + div
+     * + select, only where a candidate's near root is below tmin: not
+     * counted); acceptance as for triangles without the uv selects.
+     * addcmp 1 + 1 + 3 = 5, other 1 + 2 + 4 + 5 = 12, div 2. */
+    [ROW_SPH_C] = {"sphere closest candidate", {0, 5, 12, 2, 0}},
 };
 
 static int lanes_of(const char *variant) {

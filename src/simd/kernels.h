@@ -373,8 +373,9 @@ RP_INLINE vm tri_late(unsigned flags, const veval *e) {
     return (flags & RP_CULL_BACKFACE) ? m_lanes(V_W) : vf_neq(e->det, vf_set1(0.0f));
 }
 
-/* t of the candidates (the divisions; called only when a lane is one). */
-RP_INLINE void test_t(int kind, const vray *r, veval *e) {
+/* t of the candidates c (the divisions; called only when a lane is one;
+ * lanes outside c get some t). */
+RP_INLINE void test_t(int kind, const vray *r, vm c, veval *e) {
     if (kind == K_TRI) {
         e->t = tri_t(e);
     } else if (kind == K_SPH) {
@@ -382,9 +383,16 @@ RP_INLINE void test_t(int kind, const vray *r, veval *e) {
         vf nb = vf_neg(e->b);
         vf t0 = vf_sub(nb, sq);
         t0 = vf_div(t0, e->a);
-        vf t1 = vf_add(nb, sq);
-        t1 = vf_div(t1, e->a);
-        e->t = vf_select(vf_ge(t0, r->tmin), t0, t1);
+        vm near = vf_ge(t0, r->tmin);
+        e->t = t0;
+        /* the far root only where a candidate's near one is below tmin
+         * (origin inside the sphere, or the sphere behind the ray): a
+         * division less on most steps */
+        if (m_any(m_andnot(c, near))) {
+            vf t1 = vf_add(nb, sq);
+            t1 = vf_div(t1, e->a);
+            e->t = vf_select(near, t0, t1);
+        }
     } else if (kind == K_PLN) {
         e->t = vf_div(e->num, e->denom);
     }
@@ -482,7 +490,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
                 continue;
             if (kind == K_TRI)
                 c = m_and(c, tri_late(flags, &e));
-            test_t(kind, &r, &e);
+            test_t(kind, &r, c, &e);
             /* rp_ref_accept */
             acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, best));
             acc = m_and(acc, m_or(vf_lt(e.t, best), nothas));
@@ -557,7 +565,7 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
             c = m_and(c, box_valid_v(&pv));
         if (kind == K_TRI)
             c = m_and(c, tri_late(flags, &e));
-        test_t(kind, &r, &e);
+        test_t(kind, &r, c, &e);
         vm acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, vbest));
         unsigned bits = m_bits(acc);
         if (!bits)
@@ -696,7 +704,7 @@ RP_INLINE void occluded_packet(const rp_rays *rays, const uint8_t *active, const
         if (!m_any(c))
             continue;
         c = m_and(c, tri_late(flags, &e));
-        test_t(K_TRI, &r, &e);
+        test_t(K_TRI, &r, c, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         occ = m_or(occ, h);
         todo = m_andnot(todo, h);
@@ -722,7 +730,7 @@ RP_INLINE void occluded_across(const rp_rays *rays, const float *tris, size_t co
         if (!m_any(c))
             continue;
         c = m_and(c, tri_late(flags, &e));
-        test_t(K_TRI, &r, &e);
+        test_t(K_TRI, &r, c, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         if (m_any(h)) {
             occluded[i] = 1;
