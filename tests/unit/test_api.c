@@ -10,6 +10,8 @@
  */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <math.h>
 
 #include "raypack.h"
 #include "tap.h"
@@ -781,6 +783,55 @@ static void test_isa(void) {
     rp_set_isa(start);
 }
 
+/* ---- NaN-filled batches: every variant, every kernel ------------------ */
+/* Misuse that is not an argument error: a batch (and primitives) full of
+ * NaN.  Every kernel returns RP_OK under every runnable variant, nothing
+ * hits, and nothing is written but the documented per-ray outputs of
+ * rp_intersect_aabb (hit 0, tnear = tmin, tfar = tmax: NaN here). */
+static void test_nan_batches(void) {
+    enum { NB = 37 }; /* not a multiple of any width */
+    unsigned runnable = rp_isa_runnable();
+    for (int isa = 0; isa < RP_ISA_COUNT; isa++) {
+        if (!(runnable & (1u << isa)))
+            continue;
+        rp_set_isa((rp_isa)isa);
+        const char *name = rp_isa_name((rp_isa)isa);
+        for (int nan_prims = 0; nan_prims < 2; nan_prims++) {
+            tb b;
+            tb_init(&b, NB);
+            float *arr[8] = {b.r.ox, b.r.oy, b.r.oz, b.r.dx, b.r.dy, b.r.dz, b.r.tmin, b.r.tmax};
+            for (size_t i = 0; i < NB; i++)
+                for (int k = 0; k < 8; k++)
+                    arr[k][i] = NAN;
+            tb_must(rp_rays_prepare(&b.r), "rp_rays_prepare");
+            float q = nan_prims ? NAN : 1.0f;
+            rp_aabb box = {{-q, -q, -q}, {q, q, q}};
+            rp_triangle tri = {{-q, -q, 0}, {q, -q, 0}, {0, q, 0}};
+            rp_sphere sph = {{0, 0, 0}, q};
+            rp_plane pl = {{0, 0, q}, 0};
+            uint8_t hit[NB], occ[NB];
+            float tn[NB], tf[NB];
+            memset(occ, 0, sizeof occ);
+            int ok = rp_intersect_aabb(&b.r, NULL, &box, hit, tn, tf) == RP_OK;
+            for (size_t i = 0; i < NB; i++)
+                ok &= hit[i] == 0 && isnan(tn[i]) && isnan(tf[i]);
+            ok &= rp_closest_aabb(&b.r, NULL, &box, 1, 0, &b.h) == RP_OK;
+            ok &= rp_closest_triangle(&b.r, NULL, &tri, 1, 1, 0, &b.h) == RP_OK;
+            ok &= rp_closest_triangle(&b.r, NULL, &tri, 1, 1, RP_CULL_BACKFACE, &b.h) == RP_OK;
+            ok &= rp_closest_sphere(&b.r, NULL, &sph, 1, 2, &b.h) == RP_OK;
+            ok &= rp_closest_plane(&b.r, NULL, &pl, 1, 3, &b.h) == RP_OK;
+            ok &= rp_occluded_triangle(&b.r, NULL, &tri, 1, 0, occ) == RP_OK;
+            for (size_t i = 0; i < NB; i++)
+                ok &= b.h.prim[i] == RP_NO_HIT && isinf(b.h.t[i]) && occ[i] == 0 &&
+                      isnan(b.r.tmax[i]);
+            tap_ok(ok, "%s: NaN-filled batch%s: RP_OK, no hit, nothing written", name,
+                   nan_prims ? " and NaN primitives" : "");
+            tb_free(&b);
+        }
+    }
+    rp_set_isa(RP_ISA_AUTO);
+}
+
 int main(void) {
     tb_init(&W.b, N);
     for (int k = 0; k < 11; k++)
@@ -802,6 +853,7 @@ int main(void) {
     test_single();
     test_status_strings();
     test_isa();
+    test_nan_batches();
     tb_free(&W.b);
     return tap_done();
 }
