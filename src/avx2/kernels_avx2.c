@@ -4,7 +4,8 @@
  * are blendv, primitives of the one-ray shape come in by vgatherdps),
  * written with SIMDe intrinsics so that it is native on x86 (built with
  * -mavx2 and nothing else, so no FMA) and emulated on other hosts.  All
- * batch loops live in the template; this file is about AVX2 alone.
+ * batch loops live in the template, and what AVX2 shares with SSE4.1 and
+ * AVX-512 in src/x86/layer.h; this file is about AVX2 alone.
  */
 #include <stdint.h>
 #include <string.h>
@@ -18,42 +19,13 @@ typedef simde__m256 vm; /* lanes all ones or all zeros */
 #define RP_SIMD_ISA RP_ISA_AVX2
 #define RP_SIMD_TABLE rp_kernels_avx2
 
-static inline vf vf_set1(float x) { return simde_mm256_set1_ps(x); }
-/* A primitive's field in every lane, broadcast from memory (vbroadcastss
- * m32: a load, no ALU slot).  The empty asm hides that the value is a
- * broadcast: otherwise the compiler turns vf_sub(vf_bcast(a), vf_bcast(b))
- * into a scalar subtraction plus a register broadcast, which costs an ALU
- * op and a shuffle-port op instead of one vector op. */
-static inline vf vf_bcast(const float *p) {
-    vf r = simde_mm256_set1_ps(*p);
-#if defined(__GNUC__) && defined(SIMDE_X86_AVX_NATIVE)
-    __asm__("" : "+v"(r));
+#define RP_X(op) simde_mm256_##op
+#define RP_X_CMP(a, b, p) simde_mm256_cmp_ps(a, b, p)
+#if defined(SIMDE_X86_AVX_NATIVE)
+#define RP_X_BCAST_ASM
 #endif
-    return r;
-}
-static inline vf vf_loadu(const float *p) { return simde_mm256_loadu_ps(p); }
-static inline void vf_storeu(float *p, vf a) { simde_mm256_storeu_ps(p, a); }
-static inline vf vf_add(vf a, vf b) { return simde_mm256_add_ps(a, b); }
-static inline vf vf_sub(vf a, vf b) { return simde_mm256_sub_ps(a, b); }
-static inline vf vf_mul(vf a, vf b) { return simde_mm256_mul_ps(a, b); }
-static inline vf vf_div(vf a, vf b) { return simde_mm256_div_ps(a, b); }
-static inline vf vf_sqrt(vf a) { return simde_mm256_sqrt_ps(a); }
-/* vminps/vmaxps return the second operand when either is NaN and when both
- * are zeros: exactly rp_minf(a, b) / rp_maxf(a, b). */
-static inline vf vf_min(vf a, vf b) { return simde_mm256_min_ps(a, b); }
-static inline vf vf_max(vf a, vf b) { return simde_mm256_max_ps(a, b); }
-static inline vf vf_neg(vf a) { return simde_mm256_xor_ps(a, simde_mm256_set1_ps(-0.0f)); }
-static inline vf vf_xorsign(vf a, vf s) {
-    return simde_mm256_xor_ps(a, simde_mm256_and_ps(s, simde_mm256_set1_ps(-0.0f)));
-}
-/* ordered predicates are C's <, <=, >, >=, ==; NEQ_UQ is C's != */
-static inline vm vf_lt(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LT_OQ); }
-static inline vm vf_le(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LE_OQ); }
-static inline vm vf_gt(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_GT_OQ); }
-static inline vm vf_ge(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_GE_OQ); }
-static inline vm vf_eq(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_EQ_OQ); }
-static inline vm vf_neq(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_NEQ_UQ); }
-static inline vf vf_select(vm m, vf a, vf b) { return simde_mm256_blendv_ps(b, a, m); }
+#include "x86/layer.h"
+
 /* Two blendv would be 4 to 6 uops on Intel cores (vblendvps ymm is 2 uops
  * up to Ice Lake, 3 on Golden Cove / Sapphire Rapids); the xor swap is 4
  * one-uop logic ops on any of three ports, and bit-exact. */
@@ -113,7 +85,6 @@ static inline void vf_ld_aos(const float *p, int nf, vf *out) {
     }
 }
 
-static inline vi vi_set1(uint32_t x) { return simde_mm256_set1_epi32((int32_t)x); }
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm256_storeu_si256((void *)p, a); }
 static inline vm vi_eq(vi a, vi b) { return simde_mm256_castsi256_ps(simde_mm256_cmpeq_epi32(a, b)); }
@@ -122,11 +93,6 @@ static inline vi vi_select(vm m, vi a, vi b) {
         simde_mm256_blendv_ps(simde_mm256_castsi256_ps(b), simde_mm256_castsi256_ps(a), m));
 }
 
-static inline vm m_and(vm a, vm b) { return simde_mm256_and_ps(a, b); }
-static inline vm m_or(vm a, vm b) { return simde_mm256_or_ps(a, b); }
-static inline vm m_andnot(vm a, vm b) { return simde_mm256_andnot_ps(b, a); } /* a & ~b */
-static inline unsigned m_bits(vm m) { return (unsigned)simde_mm256_movemask_ps(m); }
-static inline int m_any(vm m) { return simde_mm256_movemask_ps(m) != 0; }
 static inline vm m_lanes(size_t k) {
     vi idx = simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     return simde_mm256_castsi256_ps(simde_mm256_cmpgt_epi32(simde_mm256_set1_epi32((int32_t)k), idx));

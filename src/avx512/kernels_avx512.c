@@ -4,7 +4,8 @@
  * (selects are masked blends), written with SIMDe intrinsics so that it is
  * native on x86 (built with -mavx512f -mavx512vl -mavx512dq -mavx512bw; the
  * project's -ffp-contract=off keeps FMA out) and emulated on other hosts.
- * All batch loops live in the template; this file is about AVX-512 alone.
+ * All batch loops live in the template, and what AVX-512 shares with SSE4.1
+ * and AVX2 in src/x86/layer.h; this file is about AVX-512 alone.
  */
 #include <stdint.h>
 #include <string.h>
@@ -18,46 +19,21 @@ typedef simde__mmask16 vm;
 #define RP_SIMD_ISA RP_ISA_AVX512
 #define RP_SIMD_TABLE rp_kernels_avx512
 
-static inline vf vf_set1(float x) { return simde_mm512_set1_ps(x); }
-/* A primitive's field in every lane, broadcast from memory (vbroadcastss
- * m32: a load, no ALU slot).  The empty asm hides that the value is a
- * broadcast: otherwise the compiler turns vf_sub(vf_bcast(a), vf_bcast(b))
- * into a scalar subtraction plus a register broadcast, which costs an ALU
- * op and a shuffle-port op instead of one vector op. */
-static inline vf vf_bcast(const float *p) {
-    vf r = simde_mm512_set1_ps(*p);
-#if defined(__GNUC__) && defined(SIMDE_X86_AVX512F_NATIVE)
-    __asm__("" : "+v"(r));
+#define RP_X(op) simde_mm512_##op
+#define RP_X_CMP(a, b, p) simde_mm512_cmp_ps_mask(a, b, p)
+#define RP_X_KMASK
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#define RP_X_BCAST_ASM
 #endif
-    return r;
-}
-static inline vf vf_loadu(const float *p) { return simde_mm512_loadu_ps(p); }
-static inline void vf_storeu(float *p, vf a) { simde_mm512_storeu_ps(p, a); }
-static inline vf vf_add(vf a, vf b) { return simde_mm512_add_ps(a, b); }
-static inline vf vf_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
-static inline vf vf_mul(vf a, vf b) { return simde_mm512_mul_ps(a, b); }
-static inline vf vf_div(vf a, vf b) { return simde_mm512_div_ps(a, b); }
-static inline vf vf_sqrt(vf a) { return simde_mm512_sqrt_ps(a); }
-/* vminps/vmaxps return the second operand when either is NaN and when both
- * are zeros: exactly rp_minf(a, b) / rp_maxf(a, b). */
-static inline vf vf_min(vf a, vf b) { return simde_mm512_min_ps(a, b); }
-static inline vf vf_max(vf a, vf b) { return simde_mm512_max_ps(a, b); }
-static inline vf vf_neg(vf a) { return simde_mm512_xor_ps(a, simde_mm512_set1_ps(-0.0f)); }
+#include "x86/layer.h"
+
 /* one vpternlogd: a ^ (s & sign bit) (truth table 0x78 of a, s, mask) */
 static inline vf vf_xorsign(vf a, vf s) {
     return simde_mm512_castsi512_ps(simde_mm512_ternarylogic_epi32(
         simde_mm512_castps_si512(a), simde_mm512_castps_si512(s), simde_mm512_set1_epi32(INT32_MIN),
         0x78));
 }
-/* ordered predicates are C's <, <=, >, >=, ==; NEQ_UQ is C's != */
-static inline vm vf_lt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LT_OQ); }
-static inline vm vf_le(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LE_OQ); }
-static inline vm vf_gt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_GT_OQ); }
-static inline vm vf_ge(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_GE_OQ); }
-static inline vm vf_eq(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_EQ_OQ); }
-static inline vm vf_neq(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_NEQ_UQ); }
 static inline vf vf_select(vm m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a); }
-/* SIMDe 0.7 has no 512-bit gather: two 256-bit ones (native under AVX-512). */
 static inline void vf_cswap(vm m, vf *a, vf *b) {
     vf x = *a;
     *a = simde_mm512_mask_blend_ps(m, *a, *b);
@@ -72,6 +48,7 @@ static inline void vf_planes(const float *p, vm m, vf *n, vf *f) {
     *n = simde_mm512_mask_blend_ps(m, lo, hi);
     *f = simde_mm512_mask_blend_ps(m, hi, lo);
 }
+/* SIMDe 0.7 has no 512-bit gather: two 256-bit ones (native under AVX-512). */
 static inline vf vf_gather(const float *p, int s) {
     simde__m256i idx = simde_mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
     simde__m256 lo = simde_mm256_i32gather_ps(p, idx, 4);
@@ -146,7 +123,6 @@ static inline void vf_ld_aos(const float *p, int nf, vf *out) {
     }
 }
 
-static inline vi vi_set1(uint32_t x) { return simde_mm512_set1_epi32((int32_t)x); }
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm512_storeu_si512((void *)p, a); }
 static inline vm vi_eq(vi a, vi b) { return simde_mm512_cmpeq_epi32_mask(a, b); }

@@ -3,7 +3,9 @@
  * src/simd/kernels.h on 4-lane SSE registers (masks are all-ones/all-zeros
  * float lanes, selects are blendv), written with SIMDe intrinsics so that it
  * is native on x86 (built with -msse4.1) and emulated on other hosts.  All
- * batch loops live in the template; this file is about SSE4.1 alone.
+ * batch loops live in the template, and what SSE shares with AVX2 and
+ * AVX-512 (arithmetic, broadcasts, float-lane masks) in src/x86/layer.h;
+ * this file is about SSE4.1 alone.
  */
 #include <stdint.h>
 #include <string.h>
@@ -17,34 +19,15 @@ typedef simde__m128 vm; /* lanes all ones or all zeros */
 #define RP_SIMD_ISA RP_ISA_SSE41
 #define RP_SIMD_TABLE rp_kernels_sse41
 
-static inline vf vf_set1(float x) { return simde_mm_set1_ps(x); }
-/* A primitive's field in every lane.  SSE4.1 has no broadcast from memory
- * (it is a load and a shuffle either way), so the compiler may as well do
- * scalar arithmetic on fields before broadcasting. */
-static inline vf vf_bcast(const float *p) { return simde_mm_set1_ps(*p); }
-static inline vf vf_loadu(const float *p) { return simde_mm_loadu_ps(p); }
-static inline void vf_storeu(float *p, vf a) { simde_mm_storeu_ps(p, a); }
-static inline vf vf_add(vf a, vf b) { return simde_mm_add_ps(a, b); }
-static inline vf vf_sub(vf a, vf b) { return simde_mm_sub_ps(a, b); }
-static inline vf vf_mul(vf a, vf b) { return simde_mm_mul_ps(a, b); }
-static inline vf vf_div(vf a, vf b) { return simde_mm_div_ps(a, b); }
-static inline vf vf_sqrt(vf a) { return simde_mm_sqrt_ps(a); }
-/* minps/maxps return the second operand when either is NaN and when both
- * are zeros: exactly rp_minf(a, b) / rp_maxf(a, b). */
-static inline vf vf_min(vf a, vf b) { return simde_mm_min_ps(a, b); }
-static inline vf vf_max(vf a, vf b) { return simde_mm_max_ps(a, b); }
-static inline vf vf_neg(vf a) { return simde_mm_xor_ps(a, simde_mm_set1_ps(-0.0f)); }
-static inline vf vf_xorsign(vf a, vf s) {
-    return simde_mm_xor_ps(a, simde_mm_and_ps(s, simde_mm_set1_ps(-0.0f)));
-}
+#define RP_X(op) simde_mm_##op
+#include "x86/layer.h"
+
 static inline vm vf_lt(vf a, vf b) { return simde_mm_cmplt_ps(a, b); }
 static inline vm vf_le(vf a, vf b) { return simde_mm_cmple_ps(a, b); }
 static inline vm vf_gt(vf a, vf b) { return simde_mm_cmpgt_ps(a, b); }
 static inline vm vf_ge(vf a, vf b) { return simde_mm_cmpge_ps(a, b); }
 static inline vm vf_eq(vf a, vf b) { return simde_mm_cmpeq_ps(a, b); }
 static inline vm vf_neq(vf a, vf b) { return simde_mm_cmpneq_ps(a, b); } /* unordered: NaN != x */
-static inline vf vf_select(vm m, vf a, vf b) { return simde_mm_blendv_ps(b, a, m); }
-/* No gather before AVX2: four scalar loads. */
 /* Two blendvps (the xor swap of the AVX2 layer measured slower here: the
  * legacy-SSE blendvps is a single uop). */
 static inline void vf_cswap(vm m, vf *a, vf *b) {
@@ -57,6 +40,7 @@ static inline void vf_planes(const float *p, vm m, vf *n, vf *f) {
     *f = vf_bcast(p + 3);
     vf_cswap(m, n, f);
 }
+/* No gather before AVX2: four scalar loads. */
 static inline vf vf_gather(const float *p, int s) {
     return simde_mm_setr_ps(p[0], p[s], p[2 * s], p[3 * s]);
 }
@@ -86,7 +70,6 @@ static inline void vf_ld_aos(const float *p, int nf, vf *out) {
     }
 }
 
-static inline vi vi_set1(uint32_t x) { return simde_mm_set1_epi32((int32_t)x); }
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm_loadu_si128((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm_storeu_si128((void *)p, a); }
 static inline vm vi_eq(vi a, vi b) { return simde_mm_castsi128_ps(simde_mm_cmpeq_epi32(a, b)); }
@@ -95,11 +78,6 @@ static inline vi vi_select(vm m, vi a, vi b) {
         simde_mm_blendv_ps(simde_mm_castsi128_ps(b), simde_mm_castsi128_ps(a), m));
 }
 
-static inline vm m_and(vm a, vm b) { return simde_mm_and_ps(a, b); }
-static inline vm m_or(vm a, vm b) { return simde_mm_or_ps(a, b); }
-static inline vm m_andnot(vm a, vm b) { return simde_mm_andnot_ps(b, a); } /* a & ~b */
-static inline unsigned m_bits(vm m) { return (unsigned)simde_mm_movemask_ps(m); }
-static inline int m_any(vm m) { return simde_mm_movemask_ps(m) != 0; }
 static inline vm m_lanes(size_t k) {
     vi idx = simde_mm_setr_epi32(0, 1, 2, 3);
     return simde_mm_castsi128_ps(simde_mm_cmpgt_epi32(simde_mm_set1_epi32((int32_t)k), idx));

@@ -1,0 +1,76 @@
+/*
+ * layer.h - the part of the vector layer of src/simd/kernels.h that reads
+ * the same on the three x86 widths, written once (as dav1d's x86inc.asm
+ * writes a function once for INIT_XMM / INIT_YMM / INIT_ZMM).  Each of
+ * src/sse, src/avx2 and src/avx512 defines its register types and
+ *
+ *   RP_X(op)          the width's SIMDe intrinsic: simde_mm_##op,
+ *                     simde_mm256_##op or simde_mm512_##op;
+ *   RP_X_CMP(a, b, p) (AVX2, AVX-512) the predicate compare, giving a vm;
+ *   RP_X_BCAST_ASM    (AVX2, AVX-512) defined where a broadcast from memory
+ *                     exists natively, see vf_bcast;
+ *   RP_X_KMASK        (AVX-512) masks are k registers, not float lanes;
+ *
+ * then includes this file, then spells out what differs by width (loads of
+ * records, gathers, plane choice, mask conversions).  Only the lane count
+ * changes between the widths here, never an operation, so the bit-exactness
+ * argument below is made once for all three.
+ */
+#ifndef RP_X86_LAYER_H
+#define RP_X86_LAYER_H
+
+static inline vf vf_set1(float x) { return RP_X(set1_ps)(x); }
+static inline vf vf_loadu(const float *p) { return RP_X(loadu_ps)(p); }
+static inline void vf_storeu(float *p, vf a) { RP_X(storeu_ps)(p, a); }
+static inline vf vf_add(vf a, vf b) { return RP_X(add_ps)(a, b); }
+static inline vf vf_sub(vf a, vf b) { return RP_X(sub_ps)(a, b); }
+static inline vf vf_mul(vf a, vf b) { return RP_X(mul_ps)(a, b); }
+static inline vf vf_div(vf a, vf b) { return RP_X(div_ps)(a, b); }
+static inline vf vf_sqrt(vf a) { return RP_X(sqrt_ps)(a); }
+/* (v)minps/(v)maxps return the second operand when either is NaN and when
+ * both are zeros: exactly rp_minf(a, b) / rp_maxf(a, b). */
+static inline vf vf_min(vf a, vf b) { return RP_X(min_ps)(a, b); }
+static inline vf vf_max(vf a, vf b) { return RP_X(max_ps)(a, b); }
+static inline vf vf_neg(vf a) { return RP_X(xor_ps)(a, RP_X(set1_ps)(-0.0f)); }
+static inline vi vi_set1(uint32_t x) { return RP_X(set1_epi32)((int32_t)x); }
+
+/* A primitive's field in every lane.  With AVX, a broadcast from memory
+ * (vbroadcastss m32: a load, no ALU slot); the empty asm hides that the
+ * value is a broadcast, otherwise the compiler turns
+ * vf_sub(vf_bcast(a), vf_bcast(b)) into a scalar subtraction plus a
+ * register broadcast, which costs an ALU op and a shuffle-port op instead
+ * of one vector op.  SSE4.1 has no broadcast from memory (a load and a
+ * shuffle either way), so there the compiler may as well do scalar
+ * arithmetic on fields before broadcasting. */
+static inline vf vf_bcast(const float *p) {
+    vf r = RP_X(set1_ps)(*p);
+#if defined(__GNUC__) && defined(RP_X_BCAST_ASM)
+    __asm__("" : "+v"(r));
+#endif
+    return r;
+}
+
+#ifdef RP_X_CMP
+/* ordered predicates are C's <, <=, >, >=, ==; NEQ_UQ is C's != */
+static inline vm vf_lt(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_LT_OQ); }
+static inline vm vf_le(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_LE_OQ); }
+static inline vm vf_gt(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_GT_OQ); }
+static inline vm vf_ge(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_GE_OQ); }
+static inline vm vf_eq(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_EQ_OQ); }
+static inline vm vf_neq(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_NEQ_UQ); }
+#endif
+
+#ifndef RP_X_KMASK
+/* Masks as float lanes of all ones or all zeros (SSE, AVX2). */
+static inline vf vf_select(vm m, vf a, vf b) { return RP_X(blendv_ps)(b, a, m); }
+static inline vf vf_xorsign(vf a, vf s) {
+    return RP_X(xor_ps)(a, RP_X(and_ps)(s, RP_X(set1_ps)(-0.0f)));
+}
+static inline vm m_and(vm a, vm b) { return RP_X(and_ps)(a, b); }
+static inline vm m_or(vm a, vm b) { return RP_X(or_ps)(a, b); }
+static inline vm m_andnot(vm a, vm b) { return RP_X(andnot_ps)(b, a); } /* a & ~b */
+static inline unsigned m_bits(vm m) { return (unsigned)RP_X(movemask_ps)(m); }
+static inline int m_any(vm m) { return RP_X(movemask_ps)(m) != 0; }
+#endif
+
+#endif /* RP_X86_LAYER_H */
