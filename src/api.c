@@ -331,11 +331,9 @@ rp_status rp_closest_aabb(rp_rays *rays, const uint8_t *active,
                           const rp_aabb *boxes, size_t count,
                           uint32_t index_base, rp_hits *hits) {
     rp_status s = check_closest(rays, active, boxes, count, sizeof *boxes, index_base, hits);
-    if (s)
-        return s;
-    if (rays->n && count)
+    if (!s && rays->n && count)
         rp_kernels_active()->closest_aabb(rays, active, boxes, count, index_base, hits);
-    return RP_OK;
+    return s;
 }
 
 rp_status rp_closest_triangle(rp_rays *rays, const uint8_t *active,
@@ -343,13 +341,11 @@ rp_status rp_closest_triangle(rp_rays *rays, const uint8_t *active,
                               uint32_t index_base, unsigned flags,
                               rp_hits *hits) {
     rp_status s = check_closest(rays, active, tris, count, sizeof *tris, index_base, hits);
-    if (s)
-        return s;
-    if (flags & ~RP_CULL_BACKFACE)
-        return RP_ERR_INVALID;
-    if (rays->n && count)
+    if (!s && (flags & ~RP_CULL_BACKFACE))
+        s = RP_ERR_INVALID;
+    if (!s && rays->n && count)
         rp_kernels_active()->closest_triangle(rays, active, tris, count, index_base, flags, hits);
-    return RP_OK;
+    return s;
 }
 
 rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
@@ -378,22 +374,18 @@ rp_status rp_closest_sphere(rp_rays *rays, const uint8_t *active,
                             const rp_sphere *spheres, size_t count,
                             uint32_t index_base, rp_hits *hits) {
     rp_status s = check_closest(rays, active, spheres, count, sizeof *spheres, index_base, hits);
-    if (s)
-        return s;
-    if (rays->n && count)
+    if (!s && rays->n && count)
         rp_kernels_active()->closest_sphere(rays, active, spheres, count, index_base, hits);
-    return RP_OK;
+    return s;
 }
 
 rp_status rp_closest_plane(rp_rays *rays, const uint8_t *active,
                            const rp_plane *planes, size_t count,
                            uint32_t index_base, rp_hits *hits) {
     rp_status s = check_closest(rays, active, planes, count, sizeof *planes, index_base, hits);
-    if (s)
-        return s;
-    if (rays->n && count)
+    if (!s && rays->n && count)
         rp_kernels_active()->closest_plane(rays, active, planes, count, index_base, hits);
-    return RP_OK;
+    return s;
 }
 
 /* ------------------------------------------------------------------ */
@@ -406,41 +398,24 @@ static rp_ray1 ray_at(const rp_rays *r, size_t i) {
     return x;
 }
 
-/* Which clip set the slab test's near end: -1 for the ray's own tmin,
- * else the axis; the strict > of rp_maxf means x, then y, then z win ties. */
-static int slab_near_axis(const rp_ray1 *r, const rp_aabb *b, float tn0) {
+/* Which clip set the slab test's near end (far = 0) or its far end
+ * (far = 1), starting from t0: -1 for t0 itself (the ray's own tmin or
+ * tmax), else the axis.  The strict comparisons of rp_maxf / rp_minf mean
+ * x, then y, then z win ties. */
+static int slab_axis(const rp_ray1 *r, const rp_aabb *b, float t0, int far) {
     const float o[3] = {r->ox, r->oy, r->oz};
     const float rd[3] = {r->rdx, r->rdy, r->rdz};
     const float mn[3] = {b->min.x, b->min.y, b->min.z};
     const float mx[3] = {b->max.x, b->max.y, b->max.z};
-    float tn = tn0;
+    float tt = t0;
     int axis = -1;
     for (int k = 0; k < 3; k++) {
-        float bn = rd[k] < 0.0f ? mx[k] : mn[k];
-        float t0 = bn - o[k];
-        t0 = t0 * rd[k];
-        if (t0 > tn) {
-            tn = t0;
-            axis = k;
-        }
-    }
-    return axis;
-}
-
-/* Same for the far end: the axis whose exit plane set tf, or -1. */
-static int slab_far_axis(const rp_ray1 *r, const rp_aabb *b, float tf0) {
-    const float o[3] = {r->ox, r->oy, r->oz};
-    const float rd[3] = {r->rdx, r->rdy, r->rdz};
-    const float mn[3] = {b->min.x, b->min.y, b->min.z};
-    const float mx[3] = {b->max.x, b->max.y, b->max.z};
-    float tf = tf0;
-    int axis = -1;
-    for (int k = 0; k < 3; k++) {
-        float bf = rd[k] < 0.0f ? mn[k] : mx[k];
-        float t1 = bf - o[k];
-        t1 = t1 * rd[k];
-        if (t1 < tf) {
-            tf = t1;
+        /* the near plane is max on a negative direction, the far one min */
+        float plane = (rd[k] < 0.0f) != far ? mx[k] : mn[k];
+        float t = plane - o[k];
+        t = t * rd[k];
+        if (far ? t < tt : t > tt) {
+            tt = t;
             axis = k;
         }
     }
@@ -507,7 +482,7 @@ rp_status rp_hits_normals_aabb(const rp_rays *rays, rp_hits *h,
     if (s)
         return s;
     FOR_HITS_OF(rays, h, count, base, {
-        int k = slab_near_axis(&r, &boxes[j], r.tmin);
+        int k = slab_axis(&r, &boxes[j], r.tmin, 0);
         n = axis_normal(k, rd_axis(&r, k < 0 ? 0 : k) < 0.0f ? 1.0f : -1.0f);
     })
     return RP_OK;
@@ -597,10 +572,10 @@ rp_status rp_raycast_aabb(rp_vec3 origin, rp_vec3 dir, const rp_aabb *box,
         *t = tt;
     if (normal) {
         if (tn < 0.0f) {
-            int k = slab_far_axis(&r, box, INFINITY);
+            int k = slab_axis(&r, box, INFINITY, 1);
             *normal = axis_normal(k, rd_axis(&r, k < 0 ? 0 : k) < 0.0f ? -1.0f : 1.0f);
         } else {
-            int k = slab_near_axis(&r, box, -INFINITY);
+            int k = slab_axis(&r, box, -INFINITY, 0);
             *normal = axis_normal(k, rd_axis(&r, k < 0 ? 0 : k) < 0.0f ? 1.0f : -1.0f);
         }
     }
@@ -627,7 +602,7 @@ rp_status rp_segment_aabb(rp_vec3 a, rp_vec3 b, const rp_aabb *box, int *hit,
         point->z = a.z + pz;
     }
     if (normal) {
-        int k = slab_near_axis(&r, box, 0.0f);
+        int k = slab_axis(&r, box, 0.0f, 0);
         *normal = axis_normal(k, rd_axis(&r, k < 0 ? 0 : k) < 0.0f ? 1.0f : -1.0f);
     }
     return RP_OK;
