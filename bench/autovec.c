@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "bench.h"
+/* the plain C min/max, as a compiler sees them (see ref.h) */
+#define RP_REF_PORTABLE_MINMAX 1
 #include "scalar/ref.h"
 
 /* rays x one box, as rp_intersect_aabb */

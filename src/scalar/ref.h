@@ -26,8 +26,29 @@
 
 #include "raypack.h"
 
+/* On x86 the reference spells min and max as minss/maxss (SSE2, the x86-64
+ * baseline), not as the C expression the compiler may or may not turn into
+ * them: the two agree bit for bit in the default environment, but under
+ * DAZ (denormals-are-zero, set by many game engines) minss/maxss return a
+ * denormal operand flushed to zero while a compare and a select (what -O0
+ * makes of a < b ? a : b) keep its bits.  The x86 variants use minps/maxps,
+ * so this keeps them and the reference equal under DAZ at every
+ * optimisation level (rp_check --fpenv=daz; docs/SEMANTICS.md).  On
+ * AArch64 the C expression is a compare and a select at any level, as is
+ * the NEON variant's vbsl.  RP_REF_PORTABLE_MINMAX (bench/autovec.c, which
+ * measures what a compiler vectorizes from the plain C) keeps the C form. */
+#if (defined(__SSE2__) || defined(_M_X64)) && !defined(RP_REF_PORTABLE_MINMAX)
+#include <emmintrin.h>
+static inline float rp_minf(float a, float b) {
+    return _mm_cvtss_f32(_mm_min_ss(_mm_set_ss(a), _mm_set_ss(b)));
+}
+static inline float rp_maxf(float a, float b) {
+    return _mm_cvtss_f32(_mm_max_ss(_mm_set_ss(a), _mm_set_ss(b)));
+}
+#else
 static inline float rp_minf(float a, float b) { return a < b ? a : b; }
 static inline float rp_maxf(float a, float b) { return a > b ? a : b; }
+#endif
 
 static inline uint32_t rp_f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline float rp_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }

@@ -32,6 +32,14 @@
  *       --verbose       describe every case; --stats: what the reference
  *                       did with the lanes (hits, grazing hits, records
  *                       kept, NaN outputs), to judge the coverage
+ *       --fpenv=MODE    run every case (reference and variants alike) in a
+ *                       floating-point environment a renderer may set:
+ *                       default, flush (x86 MXCSR FTZ+DAZ, AArch64 FPCR.FZ),
+ *                       ftz or daz alone (x86), upward, downward, towardzero
+ *                       (fesetround).  raypack never changes the
+ *                       environment, and its variants must still agree bit
+ *                       for bit with the reference run in it; exit 77
+ *                       (skipped) where the host cannot set the mode.
  *   rp_check --list     each variant compiled in: native, emulated or
  *                       unavailable
  *   rp_check --digest [--expect=0xHEX] [--isa=...] [--kernel=...] [--verbose]
@@ -58,6 +66,7 @@
  * evaluation of arguments is unspecified), so a seed means the same cases
  * on every host.
  */
+#include <fenv.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -68,6 +77,10 @@
 #include "raypack.h"
 
 #include "../guard.h" /* guards are poisoned too: over-reads are caught */
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h> /* _mm_getcsr / _mm_setcsr: baseline on x86-64 */
+#endif
 
 _Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
 _Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
@@ -1195,6 +1208,7 @@ _Static_assert(sizeof digest_count / sizeof digest_count[0] == DIGEST_CASES, "di
 static void usage(FILE *f) {
     fprintf(f,
             "usage: rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]] [--kernel=SUBSTR[,SUBSTR]]\n"
+            "                [--fpenv=default|flush|ftz|daz|upward|downward|towardzero]\n"
             "                [--verbose] [--stats] [--list] [--digest [--expect=0xHEX]]\n"
             "kernels:");
     for (int k = 0; k < NKERNELS; k++)
@@ -1240,6 +1254,54 @@ static int kernel_selected(const char *list, const kdesc *kd) {
     return 0;
 }
 
+/* --fpenv: set a floating-point environment for the whole run.  Returns 1
+ * when set (and read back), 0 when this host cannot set it, -1 for an
+ * unknown name.  Flush modes are the control bits of the vector unit:
+ * on x86 the MXCSR's FTZ (bit 15: denormal results become zero) and DAZ
+ * (bit 6: denormal inputs read as zero), which scalar SSE arithmetic obeys
+ * as well; on AArch64 FPCR.FZ (bit 24: both at once, scalar and Advanced
+ * SIMD alike).
+ *
+ * *emulated_ok is cleared where the SIMDe-emulated variants cannot be
+ * compared with this host's reference: under x86 DAZ, minss/maxss (what
+ * the reference's a < b ? a : b compiles to, and what the x86 variants
+ * use) return a denormal operand flushed to zero, while the emulated NEON
+ * variant, like real NEON hardware under FPCR.FZ, selects with bitwise
+ * masks and keeps its bits.  Both are right for their architecture; the
+ * native variants are what a renderer runs, and they are all checked. */
+static int set_fpenv(const char *mode, int *emulated_ok) {
+    *emulated_ok = 1;
+    static const struct { const char *name; int round; } rounding[] = {
+        {"upward", FE_UPWARD}, {"downward", FE_DOWNWARD}, {"towardzero", FE_TOWARDZERO}};
+    if (!strcmp(mode, "default"))
+        return 1;
+    for (size_t i = 0; i < sizeof rounding / sizeof rounding[0]; i++)
+        if (!strcmp(mode, rounding[i].name))
+            return fesetround(rounding[i].round) == 0 && fegetround() == rounding[i].round;
+    unsigned bits;
+    if (!strcmp(mode, "flush")) bits = 3;
+    else if (!strcmp(mode, "ftz")) bits = 1;
+    else if (!strcmp(mode, "daz")) bits = 2;
+    else return -1;
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned want = (bits & 1 ? 0x8000u : 0u) | (bits & 2 ? 0x0040u : 0u);
+    *emulated_ok = !(bits & 2);
+    _mm_setcsr(_mm_getcsr() | want);
+    return (_mm_getcsr() & want) == want;
+#elif defined(__aarch64__)
+    if (bits != 3)
+        return 0; /* FPCR.FZ flushes inputs and results together */
+    uint64_t fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    fpcr |= (uint64_t)1 << 24;
+    __asm__ volatile("msr fpcr, %0" : : "r"(fpcr));
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    return (int)((fpcr >> 24) & 1);
+#else
+    return 0;
+#endif
+}
+
 static const char *isa_state(rp_isa i) {
     unsigned bit = 1u << i;
     if (rp_isa_native() & bit) return "native";
@@ -1250,7 +1312,7 @@ static const char *isa_state(rp_isa i) {
 int main(int argc, char **argv) {
     uint64_t seed = 0, iterations = 100;
     int have_seed = 0, list = 0, digest = 0, verbose = 0, stats = 0;
-    const char *isa_list = NULL, *kernel_list = NULL, *val;
+    const char *isa_list = NULL, *kernel_list = NULL, *fpenv = NULL, *val;
     uint64_t expect = 0;
     int have_expect = 0;
 
@@ -1265,6 +1327,8 @@ int main(int argc, char **argv) {
             isa_list = val;
         } else if (starts(a, "--kernel", &val) || starts(a, "--function", &val) || starts(a, "--test", &val)) {
             kernel_list = val;
+        } else if (starts(a, "--fpenv", &val)) {
+            fpenv = val;
         } else if (starts(a, "--expect", &val)) {
             if (!parse_u64(val, &expect)) { fprintf(stderr, "rp_check: bad digest '%s'\n", val); return 2; }
             have_expect = 1;
@@ -1284,6 +1348,21 @@ int main(int argc, char **argv) {
             usage(stderr);
             return 2;
         }
+    }
+
+    int emulated_ok = 1;
+    if (fpenv) {
+        int ok = set_fpenv(fpenv, &emulated_ok);
+        if (ok < 0) {
+            fprintf(stderr, "rp_check: unknown floating-point environment '%s'\n", fpenv);
+            usage(stderr);
+            return 2;
+        }
+        if (!ok) {
+            printf("rp_check: --fpenv=%s cannot be set on this host: skipped\n", fpenv);
+            return 77; /* meson: skipped */
+        }
+        printf("rp_check: floating-point environment: %s\n", fpenv);
     }
 
     if (list) {
@@ -1319,6 +1398,18 @@ int main(int argc, char **argv) {
         for (int i = 0; i < RP_ISA_COUNT; i++)
             if (rp_isa_runnable() & (1u << i))
                 isas[nisa++] = (rp_isa)i;
+    }
+    if (!emulated_ok) {
+        int kept = 0;
+        for (int q = 0; q < nisa; q++) {
+            if (rp_isa_native() & (1u << isas[q]))
+                isas[kept++] = isas[q];
+            else
+                printf("rp_check: %s is emulated: not comparable under --fpenv=%s (x86 DAZ flushes "
+                       "what minps/maxps return, emulated NEON keeps the bits): skipped\n",
+                       rp_isa_name(isas[q]), fpenv);
+        }
+        nisa = kept;
     }
     int any_kernel = 0;
     for (int k = 0; k < NKERNELS; k++)
