@@ -66,7 +66,6 @@
  * evaluation of arguments is unspecified), so a seed means the same cases
  * on every host.
  */
-#include <fenv.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -76,11 +75,8 @@
 
 #include "raypack.h"
 
+#include "../fpenv.h" /* --fpenv */
 #include "../guard.h" /* guards are poisoned too: over-reads are caught */
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h> /* _mm_getcsr / _mm_setcsr: baseline on x86-64 */
-#endif
 
 _Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
 _Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
@@ -1254,54 +1250,6 @@ static int kernel_selected(const char *list, const kdesc *kd) {
     return 0;
 }
 
-/* --fpenv: set a floating-point environment for the whole run.  Returns 1
- * when set (and read back), 0 when this host cannot set it, -1 for an
- * unknown name.  Flush modes are the control bits of the vector unit:
- * on x86 the MXCSR's FTZ (bit 15: denormal results become zero) and DAZ
- * (bit 6: denormal inputs read as zero), which scalar SSE arithmetic obeys
- * as well; on AArch64 FPCR.FZ (bit 24: both at once, scalar and Advanced
- * SIMD alike).
- *
- * *emulated_ok is cleared where the SIMDe-emulated variants cannot be
- * compared with this host's reference: under x86 DAZ, minss/maxss (what
- * the reference's a < b ? a : b compiles to, and what the x86 variants
- * use) return a denormal operand flushed to zero, while the emulated NEON
- * variant, like real NEON hardware under FPCR.FZ, selects with bitwise
- * masks and keeps its bits.  Both are right for their architecture; the
- * native variants are what a renderer runs, and they are all checked. */
-static int set_fpenv(const char *mode, int *emulated_ok) {
-    *emulated_ok = 1;
-    static const struct { const char *name; int round; } rounding[] = {
-        {"upward", FE_UPWARD}, {"downward", FE_DOWNWARD}, {"towardzero", FE_TOWARDZERO}};
-    if (!strcmp(mode, "default"))
-        return 1;
-    for (size_t i = 0; i < sizeof rounding / sizeof rounding[0]; i++)
-        if (!strcmp(mode, rounding[i].name))
-            return fesetround(rounding[i].round) == 0 && fegetround() == rounding[i].round;
-    unsigned bits;
-    if (!strcmp(mode, "flush")) bits = 3;
-    else if (!strcmp(mode, "ftz")) bits = 1;
-    else if (!strcmp(mode, "daz")) bits = 2;
-    else return -1;
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned want = (bits & 1 ? 0x8000u : 0u) | (bits & 2 ? 0x0040u : 0u);
-    *emulated_ok = !(bits & 2);
-    _mm_setcsr(_mm_getcsr() | want);
-    return (_mm_getcsr() & want) == want;
-#elif defined(__aarch64__)
-    if (bits != 3)
-        return 0; /* FPCR.FZ flushes inputs and results together */
-    uint64_t fpcr;
-    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
-    fpcr |= (uint64_t)1 << 24;
-    __asm__ volatile("msr fpcr, %0" : : "r"(fpcr));
-    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
-    return (int)((fpcr >> 24) & 1);
-#else
-    return 0;
-#endif
-}
-
 static const char *isa_state(rp_isa i) {
     unsigned bit = 1u << i;
     if (rp_isa_native() & bit) return "native";
@@ -1352,7 +1300,8 @@ int main(int argc, char **argv) {
 
     int emulated_ok = 1;
     if (fpenv) {
-        int ok = set_fpenv(fpenv, &emulated_ok);
+        rp_fpenv_saved saved; /* kept for the whole run */
+        int ok = rp_fpenv_set(fpenv, &saved, &emulated_ok);
         if (ok < 0) {
             fprintf(stderr, "rp_check: unknown floating-point environment '%s'\n", fpenv);
             usage(stderr);

@@ -16,6 +16,11 @@ import sys
 K = {"intersect_aabb": 0, "closest_aabb": 1, "closest_triangle": 2,
      "occluded_triangle": 3, "closest_sphere": 4, "closest_plane": 5}
 
+# floating-point environments (tests/fpenv.h's order): byte 0 is
+# kernel + 6 * environment
+FPENV = {"default": 0, "ftz": 1, "daz": 2, "flush": 3, "upward": 4,
+         "downward": 5, "towardzero": 6}
+
 # indices into rp_fuzz.c's table of special values
 SP = {"0": 0, "-0": 1, "1": 2, "-1": 3, "inf": 4, "-inf": 5, "nan": 6,
       "-nan": 7, "snan": 10, "denorm": 13, "-denorm": 14, "fltmin": 17,
@@ -25,12 +30,13 @@ SP = {"0": 0, "-0": 1, "1": 2, "-1": 3, "inf": 4, "-inf": 5, "nan": 6,
 
 def header(kernel, n, count, active=0, cull=0, tnear_null=0, tfar_null=0,
            prefill=0, std=1, chunks=1, in_off=0, out_off=0, shift=31,
-           nan_mode=0, aim=0, base=0):
+           nan_mode=0, aim=0, base=0, fpenv="default"):
     b3 = (active | cull << 1 | tnear_null << 2 | tfar_null << 3 |
           prefill << 4 | std << 5 | (chunks - 1) << 6)
     b4 = in_off | out_off << 4
     b5 = shift | nan_mode << 5 | aim << 7
-    return bytes([K[kernel], n, count, b3, b4, b5]) + struct.pack("<I", base)
+    b0 = K[kernel] + len(K) * FPENV[fpenv]
+    return bytes([b0, n, count, b3, b4, b5]) + struct.pack("<I", base)
 
 
 def q(x):
@@ -163,6 +169,29 @@ def seeds():
         vals(0, 0, 0, 0, 0, 1, 3, 1) + vals(0, 0, 0, 0, 0, 1, -1, -2) +
         vals(0, 0, 0, 0, 0, 1, "nan", 5) + vals(0, 0, 0, 0, 0, 1, 2, 2) +
         vals(0, 0, 0, 0, 0, 1, "-inf", "inf"))
+    # every kernel in every non-default floating-point environment, with
+    # intervals from the value stream (denormal tmin and tmax included)
+    for env in FPENV:
+        if env == "default":
+            continue
+        for name, k in K.items():
+            out[f"fpenv_{env}_{name}"] = header(
+                name, 21 + 4 * k, 5, std=0, aim=1, prefill=1, fpenv=env,
+                in_off=k, out_off=3 * k % 16)
+    # DAZ: a slab distance of exactly 0 against a denormal tmin (and tmax):
+    # max(0, tmin) compares equal and must return what the reference's
+    # maxss returns (tmin flushed to zero), at every optimisation level
+    den_rays = (vals(-1, 0, 0, 1, 0, 0, "denorm", 5) +
+                vals(1, 0, 0, -1, 0, 0, "-denorm", 5) +
+                vals(0, -1, 0, 0, 1, 0, 0, "denorm") +
+                vals(0, 0, 2, 0, 0, -1, "denorm", 1) +
+                vals(0, 0, -1, "-0", 0, 1, "denorm", "denorm"))
+    for env in ("daz", "flush"):
+        out[f"fpenv_{env}_denormal_interval"] = (
+            header("intersect_aabb", 5, 1, std=0, fpenv=env) + unit_box + den_rays)
+        out[f"fpenv_{env}_denormal_interval_closest"] = (
+            header("closest_aabb", 5, 2, std=0, fpenv=env) + unit_box + unit_box +
+            den_rays)
     return out
 
 

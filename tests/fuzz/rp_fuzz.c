@@ -15,8 +15,12 @@
  *
  * Input format (bytes past the end of the input come from a PRNG seeded by
  * a hash of the whole input, so a few bytes can describe a large batch):
- *   b0  kernel % 6: intersect_aabb, closest_aabb, closest_triangle,
+ *   b0  kernel = b0 % 6: intersect_aabb, closest_aabb, closest_triangle,
  *       occluded_triangle, closest_sphere, closest_plane
+ *       floating-point environment = (b0 / 6) % 7, tests/fpenv.h's order:
+ *       default, ftz, daz, flush, upward, downward, towardzero (every
+ *       run of the case, reference and variants, in it; under x86 DAZ the
+ *       emulated variants are left out, see fpenv.h)
  *   b1  rays n = b1 % 101          b2  primitives count = b2 % 33
  *   b3  bit0 active mask, bit1 RP_CULL_BACKFACE, bit2 tnear NULL,
  *       bit3 tfar NULL, bit4 pre-filled hit records, bit5 tmin = 0 and
@@ -47,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fpenv.h" /* rp_fpenv_set / rp_fpenv_restore */
 #include "../guard.h" /* POISON / UNPOISON of guard bytes */
 #include "raypack.h"
 
@@ -92,6 +97,7 @@ typedef struct fcase {
     size_t n, count;
     int use_active, tnear_null, tfar_null, prefill, std_interval, aim;
     unsigned flags, chunks, in_off, out_off, nan_mode;
+    int fpenv; /* index into rp_fpenv_names */
     uint32_t index_base;
     size_t bytes[S_COUNT];
     unsigned char *orig[S_COUNT];
@@ -293,6 +299,7 @@ static void parse(const uint8_t *data, size_t size, fcase *c) {
     uint8_t b3 = next_byte(&s), b4 = next_byte(&s), b5 = next_byte(&s);
     uint32_t base = next_u32(&s);
     c->kernel = b0 % K_COUNT;
+    c->fpenv = (b0 / K_COUNT) % RP_FPENV_COUNT;
     c->n = b1 % (MAX_N + 1);
     c->count = b2 % (MAX_COUNT + 1);
     if (c->kernel == K_INTERSECT_AABB)
@@ -513,11 +520,11 @@ static void print_case(const fcase *c) {
     fprintf(stderr,
             "rp_fuzz case: kernel=%s n=%zu count=%zu chunks=%u flags=%u index_base=%u "
             "active=%s tnear=%s tfar=%s prefill=%d std_interval=%d aim=%d nan_mode=%u "
-            "in_off=%u out_off=%u\n",
+            "in_off=%u out_off=%u fpenv=%s\n",
             kernel_names[c->kernel], c->n, c->count, c->chunks, c->flags, c->index_base,
             c->use_active ? "mask" : "NULL", c->tnear_null ? "NULL" : "array",
             c->tfar_null ? "NULL" : "array", c->prefill, c->std_interval, c->aim,
-            c->nan_mode, c->in_off, c->out_off);
+            c->nan_mode, c->in_off, c->out_off, rp_fpenv_names[c->fpenv]);
     size_t pf = prim_floats[c->kernel];
     for (size_t j = 0; j < c->count; j++) {
         fprintf(stderr, "  prim %zu:", j);
@@ -604,6 +611,17 @@ static int free_result(result *r, rp_isa isa) {
     return bad;
 }
 
+/* run() in the case's floating-point environment (outside it, printing
+ * and comparing stay in the default one).  A mode this host cannot set
+ * (ftz or daz alone on aarch64) leaves the default. */
+static void run_in_env(const fcase *c, rp_isa isa, result *r) {
+    rp_fpenv_saved saved;
+    int emulated_ok;
+    rp_fpenv_set(rp_fpenv_names[c->fpenv], &saved, &emulated_ok);
+    run(c, isa, r);
+    rp_fpenv_restore(&saved);
+}
+
 /* ------------------------------------------------------------------ */
 /* Entry point                                                          */
 /* ------------------------------------------------------------------ */
@@ -625,13 +643,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (verbose)
         print_case(&c);
 
+    /* the case's floating-point environment: which variants it allows */
+    rp_fpenv_saved saved;
+    int emulated_ok;
+    rp_fpenv_set(rp_fpenv_names[c.fpenv], &saved, &emulated_ok);
+    rp_fpenv_restore(&saved);
+    unsigned variants = emulated_ok ? runnable : runnable & rp_isa_native();
+
     result ref, var;
-    run(&c, RP_ISA_SCALAR, &ref);
+    run_in_env(&c, RP_ISA_SCALAR, &ref);
     int bad = 0;
     for (int isa = RP_ISA_SCALAR + 1; isa < RP_ISA_COUNT && !bad; isa++) {
-        if (!(runnable & (1u << isa)))
+        if (!(variants & (1u << isa)))
             continue;
-        run(&c, (rp_isa)isa, &var);
+        run_in_env(&c, (rp_isa)isa, &var);
         bad = compare(&c, &ref, &var, (rp_isa)isa);
         if (free_result(&var, (rp_isa)isa))
             bad++;
