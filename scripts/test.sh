@@ -5,6 +5,9 @@
 #      replay, threads, benchmark smoke run;
 #   2. the same tests under qemu-x86_64 -cpu Nehalem (SSE4.1, no AVX): the
 #      dispatcher must pick sse41 (RP_EXPECT_ISA makes tests/expect_isa check);
+#   2b. a -O0 build (buildtype=debug) and its tests: the compiler chooses
+#      other instructions there (a branch for the reference's min/max made it
+#      disagree with the variants under DAZ until ref.h spelled minss/maxss);
 #   3. the aarch64 cross build under qemu-aarch64 (NEON native there);
 #   4. a user's view: meson install + pkg-config, and raypack as a Meson
 #      subproject (tests/consumer/run.sh);
@@ -42,6 +45,13 @@ nehalem() {
     --wrapper 'qemu-x86_64 -cpu Nehalem' --no-suite bench-smoke --no-suite symbols
 }
 
+debug() {
+  { [ -f build-debug/build.ninja ] ||
+    meson setup build-debug --buildtype=debug -Dbench=disabled; } &&
+  ninja -C build-debug &&
+  meson test -C build-debug --print-errorlogs --num-processes 2
+}
+
 aarch64() {
   { [ -f build-arm/build.ninja ] ||
     meson setup build-arm --cross-file cross/aarch64-linux-gnu.txt --buildtype=release; } &&
@@ -51,6 +61,7 @@ aarch64() {
 
 stage native native
 stage nehalem nehalem
+stage debug debug
 stage aarch64 aarch64
 stage consumer bash tests/consumer/run.sh
 for s in sanitize fuzz memcheck tsan; do
