@@ -25,7 +25,7 @@ BUILD=build-fuzz
 SECONDS_TO_FUZZ=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-1}
 CLANG=${CC:-}
-if [ -z "$CLANG" ] || ! "$CLANG" --version 2>/dev/null | grep -q clang; then
+if [ -z "$CLANG" ] || [[ "$("$CLANG" --version 2>/dev/null)" != *clang* ]]; then
   CLANG=$(command -v clang || command -v clang-14 || true)
 fi
 [ -n "$CLANG" ] || { echo "fuzz: clang not found (apt-get install clang-14 libclang-rt-14-dev)"; exit 1; }

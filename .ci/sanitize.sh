@@ -25,7 +25,7 @@ CC=${CC:-gcc}
 t0=$SECONDS
 
 cargs="-fno-sanitize-recover=all -fno-omit-frame-pointer"
-if ! "$CC" --version 2>/dev/null | grep -q clang; then
+if [[ "$("$CC" --version 2>/dev/null)" != *clang* ]]; then
   cargs="$cargs -fsanitize=float-cast-overflow"
 fi
 # b_lundef=false: clang links the sanitizer runtimes into executables only,
