@@ -152,8 +152,18 @@ RP_API rp_status rp_closest_aabb(rp_rays *rays, const uint8_t *active,
                                  uint32_t index_base, rp_hits *hits);
 
 #define RP_CULL_BACKFACE 1u /* triangles seen from behind are not hit */
+/* The watertight test of Woop, Benthin and Wald (JCGT 2013) instead of
+ * Moller-Trumbore: a ray through an edge or a vertex shared by triangles
+ * (with bit-identical vertices) never slips between them, so a ray from
+ * inside a closed mesh always hits it.  Edges and vertices count as inside;
+ * where a 2D edge function is exactly 0 in float it is recomputed in
+ * double, so the sign decision is exact.  Combinable with RP_CULL_BACKFACE.
+ * docs/SEMANTICS.md states the guarantee and the error of the reported t. */
+#define RP_WATERTIGHT 2u
 
-/* c) rays x triangles, closest hit (t, u, v, prim) - Moller-Trumbore. */
+/* c) rays x triangles, closest hit (t, u, v, prim) - Moller-Trumbore, or
+ *    the watertight test with RP_WATERTIGHT.  flags: RP_CULL_BACKFACE |
+ *    RP_WATERTIGHT; any other bit is RP_ERR_INVALID. */
 RP_API rp_status rp_closest_triangle(rp_rays *rays, const uint8_t *active,
                                      const rp_triangle *tris, size_t count,
                                      uint32_t index_base, unsigned flags,

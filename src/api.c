@@ -341,7 +341,7 @@ rp_status rp_closest_triangle(rp_rays *rays, const uint8_t *active,
                               uint32_t index_base, unsigned flags,
                               rp_hits *hits) {
     rp_status s = check_closest(rays, active, tris, count, sizeof *tris, index_base, hits);
-    if (!s && (flags & ~RP_CULL_BACKFACE))
+    if (!s && (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT)))
         s = RP_ERR_INVALID;
     if (!s && rays->n && count)
         rp_kernels_active()->closest_triangle(rays, active, tris, count, index_base, flags, hits);
@@ -360,7 +360,7 @@ rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
         return s;
     if (!occluded && rays->n)
         return RP_ERR_NULL;
-    if (flags & ~RP_CULL_BACKFACE)
+    if (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT))
         return RP_ERR_INVALID;
     out[0].p = occluded; out[0].bytes = rays->n;
     if ((s = check_overlaps(in, 13, out, 1)))

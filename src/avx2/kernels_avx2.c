@@ -85,6 +85,14 @@ static inline void vf_ld_aos(const float *p, int nf, vf *out) {
     }
 }
 
+/* vf_pick: the 4 floats at p in both 128-bit halves (a broadcast load),
+ * then vpermilps by each lane's index (one in-lane shuffle). */
+typedef vi vp;
+static inline vp vp_make(vi k) { return k; }
+static inline vf vf_pick(const float *p, vp k) {
+    simde__m128 q = simde_mm_loadu_ps(p);
+    return simde_mm256_permutevar_ps(simde_mm256_set_m128(q, q), k);
+}
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm256_storeu_si256((void *)p, a); }
 static inline vm vi_eq(vi a, vi b) { return simde_mm256_castsi256_ps(simde_mm256_cmpeq_epi32(a, b)); }

@@ -92,6 +92,18 @@ static inline void vf_ld_aos(const float *p, int nf, vf *out) {
 }
 
 static inline vi vi_set1(uint32_t x) { return simde_vdupq_n_u32(x); }
+/* vf_pick: tbl of the 16 bytes at p by byte indices 4 k + (0, 1, 2, 3),
+ * made once per packet by vp_make. */
+typedef simde_uint8x16_t vp;
+static inline vp vp_make(simde_uint32x4_t k) {
+    simde_uint32x4_t b = simde_vmlaq_u32(simde_vdupq_n_u32(0x03020100u), k,
+                                         simde_vdupq_n_u32(0x04040404u));
+    return simde_vreinterpretq_u8_u32(b);
+}
+static inline vf vf_pick(const float *p, vp k) {
+    simde_uint8x16_t t = simde_vreinterpretq_u8_f32(simde_vld1q_f32(p));
+    return simde_vreinterpretq_f32_u8(simde_vqtbl1q_u8(t, k));
+}
 static inline vi vi_loadu(const uint32_t *p) { return simde_vld1q_u32(p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_vst1q_u32(p, a); }
 static inline vm vi_eq(vi a, vi b) { return simde_vceqq_u32(a, b); }

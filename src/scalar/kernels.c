@@ -34,15 +34,17 @@ static void intersect_aabb(const rp_rays *rays, const uint8_t *active,
     }
 }
 
-/* The loop every closest-hit kernel shares: for each active ray, run
- * TEST(&ray, &prims[j], &t) -> candidate over all primitives in index order,
+/* The loop every closest-hit kernel shares: for each active ray, SETUP(&ray)
+ * (per-ray state), then TEST(&ray, &prims[j], &t) -> candidate over all
+ * primitives in index order,
  * keep the record by rp_ref_accept, and write it once at the end (with the
  * barycentrics UV computes for the kept primitive). */
-#define CLOSEST_LOOP(prims, count, base, TEST, UV)                           \
+#define CLOSEST_LOOP_SETUP(prims, count, base, SETUP, TEST, UV)              \
     for (size_t i = 0; i < rays->n; i++) {                                   \
         if (active && !active[i])                                            \
             continue;                                                        \
         rp_ray1 r = load_ray(rays, i);                                       \
+        SETUP(&r);                                                           \
         int has = hits->prim[i] != RP_NO_HIT;                                \
         size_t best_j = SIZE_MAX;                                            \
         for (size_t j = 0; j < (count); j++) {                               \
@@ -66,6 +68,9 @@ static void intersect_aabb(const rp_rays *rays, const uint8_t *active,
     }
 
 #define NO_UV(r, p, u, v) ((void)0)
+#define NO_SETUP(r) ((void)0)
+#define CLOSEST_LOOP(prims, count, base, TEST, UV)                           \
+    CLOSEST_LOOP_SETUP(prims, count, base, NO_SETUP, TEST, UV)
 
 /* Box as a closest-hit test: the slab clipped by the running best (tmax),
  * t = the entry.  tn <= tf <= best already holds on a hit, so
@@ -91,9 +96,40 @@ static inline int tri_test(const rp_ray1 *r, const rp_triangle *tri,
     return 1;
 }
 
+/* The watertight test as a closest-hit test: the ray's frame and shear are
+ * made once per ray (rp_ref_wt_setup), outside the loop over triangles. */
+static inline int wt_test(const rp_ray1 *r, const rp_wt_ray *w,
+                          const rp_triangle *tri, unsigned flags, float *t) {
+    rp_wt_eval e = rp_ref_wt_eval(r, w, tri, flags);
+    if (!e.candidate)
+        return 0;
+    *t = rp_ref_wt_t(w, &e);
+    return 1;
+}
+
+static void closest_triangle_wt(rp_rays *rays, const uint8_t *active,
+                                const rp_triangle *tris, size_t count,
+                                uint32_t base, unsigned flags, rp_hits *hits) {
+#define WT_TEST(r, p, t) wt_test((r), &w, (p), flags, (t))
+#define WT_UV(r, p, u, v)                                                    \
+    do {                                                                     \
+        rp_wt_eval e = rp_ref_wt_eval((r), &w, (p), flags);                  \
+        rp_ref_wt_uv(&e, (u), (v));                                          \
+    } while (0)
+#define WT_SETUP(r) rp_wt_ray w = rp_ref_wt_setup(r)
+    CLOSEST_LOOP_SETUP(tris, count, base, WT_SETUP, WT_TEST, WT_UV)
+#undef WT_TEST
+#undef WT_UV
+#undef WT_SETUP
+}
+
 static void closest_triangle(rp_rays *rays, const uint8_t *active,
                              const rp_triangle *tris, size_t count,
                              uint32_t base, unsigned flags, rp_hits *hits) {
+    if (flags & RP_WATERTIGHT) {
+        closest_triangle_wt(rays, active, tris, count, base, flags, hits);
+        return;
+    }
     /* u, v are divided only for the kept triangle, re-evaluated with the
      * same operations (so bit-identical to keeping them from the loop). */
 #define TRI_TEST(r, p, t) tri_test((r), (p), flags, (t))
@@ -114,11 +150,13 @@ static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
         if (active && !active[i])
             continue;
         rp_ray1 r = load_ray(rays, i);
+        rp_wt_ray w = rp_ref_wt_setup(&r);
         for (size_t j = 0; j < count; j++) {
-            rp_tri_eval e = rp_ref_tri_eval(&r, &tris[j], flags);
-            if (!e.candidate)
+            float t;
+            int c = (flags & RP_WATERTIGHT) ? wt_test(&r, &w, &tris[j], flags, &t)
+                                            : tri_test(&r, &tris[j], flags, &t);
+            if (!c)
                 continue;
-            float t = rp_ref_tri_t(&e);
             if ((t >= r.tmin) & (t <= r.tmax)) {
                 occluded[i] = 1;
                 break;

@@ -205,6 +205,187 @@ static inline void rp_ref_tri_uv(const rp_tri_eval *e, float *u, float *v) {
     *v = e->vv / e->det;
 }
 
+/* ------------------------------------------------------------------ */
+/* The watertight test (Woop, Benthin, Wald, JCGT 2013; pbrt-v4)         */
+/* ------------------------------------------------------------------ */
+/* Per ray, once (not per test): kz is the axis of the largest |d| (the
+ * first of equal ones: x, then y, then z), kx and ky the next two in cyclic
+ * order (so kx, ky, kz is a right-handed frame; no swap when d[kz] < 0, the
+ * culling test reads the sign of d[kz] instead), and the shear
+ * sx = d[kx] / d[kz], sy = d[ky] / d[kz], sz = rd[kz] = 1 / d[kz].  Moving
+ * the origin to 0 and shearing by (sx, sy) maps the ray onto the +z' axis,
+ * so the test becomes "is (0, 0) inside the 2D triangle (x', y')".  Every
+ * value here is a pure function of the ray, so every vertex a ray meets is
+ * mapped the same way in every triangle that holds it: that is what makes
+ * the test watertight. */
+typedef struct rp_wt_ray {
+    int kx, ky, kz;
+    float sx, sy, sz;
+    float dkz; /* d[kz]: its sign says which 2D orientation is the front */
+} rp_wt_ray;
+
+static inline rp_wt_ray rp_ref_wt_setup(const rp_ray1 *r) {
+    rp_wt_ray w;
+    const float d[3] = {r->dx, r->dy, r->dz};
+    const float rd[3] = {r->rdx, r->rdy, r->rdz};
+    float ax = fabsf(r->dx), ay = fabsf(r->dy), az = fabsf(r->dz);
+    int kz = ay > ax ? 1 : 0;
+    float m = ay > ax ? ay : ax;
+    if (az > m)
+        kz = 2;
+    w.kz = kz;
+    w.kx = kz == 2 ? 0 : kz + 1;
+    w.ky = w.kx == 2 ? 0 : w.kx + 1;
+    w.sx = d[w.kx] / d[kz];
+    w.sy = d[w.ky] / d[kz];
+    w.sz = rd[kz];
+    w.dkz = d[kz];
+    return w;
+}
+
+/* One vertex in the ray's frame: x' = (v[kx] - o[kx]) - sx * (v[kz] - o[kz]),
+ * y' likewise, z = v[kz] - o[kz] (scaled by sz only for t, on candidates). */
+static inline void rp_ref_wt_vertex(const rp_ray1 *r, const rp_wt_ray *w,
+                                    const rp_vec3 *v, float *x, float *y, float *z) {
+    const float o[3] = {r->ox, r->oy, r->oz};
+    const float p[3] = {v->x, v->y, v->z};
+    float qx = p[w->kx] - o[w->kx];
+    float qy = p[w->ky] - o[w->ky];
+    float qz = p[w->kz] - o[w->kz];
+    float a = w->sx * qz;
+    *x = qx - a;
+    a = w->sy * qz;
+    *y = qy - a;
+    *z = qz;
+}
+
+/* The three 2D edge functions in double, where one of them is exactly 0 in
+ * float: the products of floats are exact in double and the difference is
+ * rounded once, so its sign is the exact sign (pbrt-v4 does the same).  The
+ * results go back to float (a tiny value may round to a zero of its sign,
+ * which the test then counts as "on the edge": inclusive on both sides).
+ * Shared by the reference and every SIMD variant's rare scalar path. */
+static inline void rp_ref_wt_exact(float ax, float ay, float bx, float by, float cx,
+                                   float cy, float *u, float *v, float *w) {
+    double p, q;
+    p = (double)cx * (double)by; q = (double)cy * (double)bx; *u = (float)(p - q);
+    p = (double)ax * (double)cy; q = (double)ay * (double)cx; *v = (float)(p - q);
+    p = (double)bx * (double)ay; q = (double)by * (double)ax; *w = (float)(p - q);
+}
+
+/* The watertight test of one ray and one triangle, up to the candidate
+ * decision (no division).  U, V, W are the edge functions of the edges
+ * v1-v2, v2-v0 and v0-v1 at the origin: a candidate has all three >= 0 or
+ * all three <= 0 (edges and vertices included), det = (U + V) + W != 0 and
+ * a valid ray; with RP_CULL_BACKFACE det, signed by d[kz], must be > 0.
+ * Then t = T / det with T = (U * z0 + V * z1) + W * z2 and zk = sz * vk[kz]
+ * (rp_ref_wt_t), and the barycentrics u = V / det, v = W / det. */
+typedef struct rp_wt_eval {
+    float u, v, w, det;
+    float z0, z1, z2; /* v[kz] - o[kz] of the three vertices */
+    int candidate;
+} rp_wt_eval;
+
+static inline rp_wt_eval rp_ref_wt_eval(const rp_ray1 *r, const rp_wt_ray *w,
+                                        const rp_triangle *tri, unsigned flags) {
+    rp_wt_eval e;
+    float ax, ay, bx, by, cx, cy, a, b;
+    rp_ref_wt_vertex(r, w, &tri->v0, &ax, &ay, &e.z0);
+    rp_ref_wt_vertex(r, w, &tri->v1, &bx, &by, &e.z1);
+    rp_ref_wt_vertex(r, w, &tri->v2, &cx, &cy, &e.z2);
+    a = cx * by; b = cy * bx; e.u = a - b;
+    a = ax * cy; b = ay * cx; e.v = a - b;
+    a = bx * ay; b = by * ax; e.w = a - b;
+    if ((e.u == 0.0f) | (e.v == 0.0f) | (e.w == 0.0f))
+        rp_ref_wt_exact(ax, ay, bx, by, cx, cy, &e.u, &e.v, &e.w);
+    int neg = (e.u <= 0.0f) & (e.v <= 0.0f) & (e.w <= 0.0f);
+    int pos = (e.u >= 0.0f) & (e.v >= 0.0f) & (e.w >= 0.0f);
+    e.det = e.u + e.v;
+    e.det = e.det + e.w;
+    int usable = (flags & RP_CULL_BACKFACE) ? (rp_xorsign(e.det, w->dkz) > 0.0f)
+                                            : (e.det != 0.0f);
+    e.candidate = (neg | pos) & usable & (r->rdx == r->rdx);
+    return e;
+}
+
+/* t of a candidate: the one division on the hit path. */
+static inline float rp_ref_wt_t(const rp_wt_ray *w, const rp_wt_eval *e) {
+    float z0 = w->sz * e->z0;
+    float z1 = w->sz * e->z1;
+    float z2 = w->sz * e->z2;
+    float a = e->u * z0, b = e->v * z1;
+    float tt = a + b;
+    a = e->w * z2;
+    tt = tt + a;
+    return tt / e->det;
+}
+
+static inline void rp_ref_wt_uv(const rp_wt_eval *e, float *u, float *v) {
+    *u = e->v / e->det;
+    *v = e->w / e->det;
+}
+
+/* The conservative box test the scene layer's traversal relies on: if the
+ * watertight test hits a triangle with t in [tmin, tmax], this returns 1 for
+ * the triangle's exact float bounding box (and for any box containing it).
+ *
+ * Why the plain slab is not enough: the 2D decision is exact for the
+ * computed sheared vertices, which differ from the exact ones by a few
+ * rounding errors of |v - o|, so a hit near an edge may lie that far outside
+ * the triangle (and its box) in space; and t = T / det is a weighted mean of
+ * the vertices' z (the t at which the ray crosses each vertex's kz plane),
+ * which for a triangle seen almost edge-on need not be a t at which the ray
+ * is inside the box at all.  What does hold, and what this tests:
+ *  1. the ray's line passes within eps of the triangle, where eps bounds
+ *     those rounding errors: |x' error| <= ~6u (|v - o|_inf), u = 2^-24 (the
+ *     sheared coordinate is two roundings of values <= |v - o|, |sx| <= 1,
+ *     plus the rounding of v - o and of sx).  The box is grown by
+ *     pad = 32u (|o|_inf + |box|_inf) >= 16u |v - o|_inf on every side (the
+ *     slack also covers this test's own roundings, each relative to values
+ *     <= |o| + |box|), and the line (no [tmin, tmax]) must meet it;
+ *  2. t lies in [min zk, max zk] * sz up to a few roundings of those values
+ *     (T and det are sums of same-signed terms), and the kz slab of the box
+ *     is exactly that range, computed the same way, so the grown kz slab
+ *     must meet [tmin, tmax].
+ * Growing the box is folded into the origin: the near plane's distance is
+ * b - (o + pad), the far plane's b - (o - pad) (signs by rd < 0), so a
+ * traversal pays the plain slab's cost with o +- pad made once per ray.
+ * NaN slab distances (0 * inf) leave the interval as it is, as in
+ * rp_ref_slab.  An invalid ray (NaN rd) or an invalid box is a miss. */
+static inline float rp_ref_wt_pad(const rp_ray1 *r, float box_inf) {
+    float m = rp_maxf(fabsf(r->ox), fabsf(r->oy));
+    m = rp_maxf(fabsf(r->oz), m);
+    m = m + box_inf;
+    return m * 0x1p-19f; /* 32u */
+}
+
+static inline int rp_ref_slab_wt(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
+                                 float pad) {
+    const float o[3] = {r->ox, r->oy, r->oz};
+    const float rd[3] = {r->rdx, r->rdy, r->rdz};
+    const float lo[3] = {b->min.x, b->min.y, b->min.z};
+    const float hi[3] = {b->max.x, b->max.y, b->max.z};
+    float tn = -INFINITY, tf = INFINITY, zn = 0.0f, zf = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        int neg = rd[k] < 0.0f;
+        float on = neg ? o[k] - pad : o[k] + pad;
+        float of = neg ? o[k] + pad : o[k] - pad;
+        float t0 = (neg ? hi[k] : lo[k]) - on;
+        t0 = t0 * rd[k];
+        float t1 = (neg ? lo[k] : hi[k]) - of;
+        t1 = t1 * rd[k];
+        tn = rp_maxf(t0, tn);
+        tf = rp_minf(t1, tf);
+        if (k == w->kz) {
+            zn = t0;
+            zf = t1;
+        }
+    }
+    int line = tn <= tf;
+    int range = (zn <= r->tmax) & (zf >= r->tmin);
+    return line & range & (r->rdx == r->rdx) & rp_ref_box_valid(b);
+}
+
 /* Ray/sphere (seed 004) with the half-b quadratic: b = dot(d, oc),
  * c = dot(oc, oc) - r*r, disc = b*b - a*c.  t is the near root
  * (-b - sqrt(disc)) / a, or the far root when the near one is below tmin

@@ -28,6 +28,9 @@
  *          vf_gather(p, s) = {p[0], p[s], ..., p[(W-1)*s]},
  *          vf_ld_aos(p, nf, out): out[k] = vf_gather(p + k, nf) for k < nf
  *          (W records of nf <= 9 floats; reads exactly W * nf floats)
+ *          vp (a per-lane pick index), vp_make(k) (k: a vi of 0..3),
+ *          vf_pick(p, k): lane l = p[k_l] (reads p[0..3]; the watertight
+ *          test's per-lane axis permutation of a broadcast vertex)
  *   vi     vi_set1, vi_loadu, vi_storeu, vi_eq, vi_select(m, a, b)
  *   vm     m_and, m_or, m_andnot(a, b) = a & ~b, m_any, m_bits (bit k =
  *          lane k), m_lanes(k) (lanes 0..k-1 set, 0 <= k <= W),
@@ -44,6 +47,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scalar/ref.h" /* rp_ref_wt_setup, rp_ref_wt_exact: shared with the reference */
 
 #if defined(__GNUC__)
 /* the kernels pass the primitive kind as a constant: inlining folds it */
@@ -51,11 +55,18 @@
 #else
 #define RP_INLINE static inline
 #endif
+#if defined(__GNUC__)
+#define RP_NOINLINE __attribute__((noinline, cold))
+#else
+#define RP_NOINLINE
+#endif
 
 /* Primitives are read as arrays of floats: field k of primitive j is
  * ((const float *)prims)[j * K_FLOATS(kind) + k]. */
-enum { K_BOX, K_TRI, K_SPH, K_PLN };
-#define K_FLOATS(kind) ((kind) == K_BOX ? 6 : (kind) == K_TRI ? 9 : 4)
+/* K_TRI: Moller-Trumbore; K_WT: the watertight test (RP_WATERTIGHT). */
+enum { K_BOX, K_TRI, K_SPH, K_PLN, K_WT };
+#define K_IS_TRI(kind) ((kind) == K_TRI || (kind) == K_WT)
+#define K_FLOATS(kind) ((kind) == K_BOX ? 6 : K_IS_TRI(kind) ? 9 : 4)
 #define K_MAX_FLOATS 9
 _Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
 _Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
@@ -68,6 +79,12 @@ _Static_assert(sizeof(rp_plane) == 4 * sizeof(float), "rp_plane is 4 floats");
 typedef struct vray {
     vf ox, oy, oz, dx, dy, dz, rdx, rdy, rdz, tmin, tmax;
     vm negx, negy, negz; /* rd < 0: the slab's near plane is the max one */
+    /* the watertight frame of rp_ref_wt_setup, per lane (NEED_WT): o[kx],
+     * o[ky], o[kz], the shear sx, sy, sz, d[kz], and the axes as vf_pick
+     * indices (packets) or as ints (one ray in every lane, bc_ray) */
+    vf wox, woy, woz, wsx, wsy, wsz, wdkz;
+    vp wpx, wpy, wpz;
+    int wkx, wky, wkz;
 } vray;
 
 /* W primitives, or one broadcast: f[k] is field k. */
@@ -83,6 +100,7 @@ typedef struct veval {
     vf qx, qy, qz, e2x, e2y, e2z; /* triangles: for tt, on candidate steps only */
     vf a, b, disc;      /* spheres */
     vf num, denom;      /* planes */
+    vf wu, wz0, wz1, wz2; /* watertight: U, and v[kz] - o[kz] of the vertices */
 } veval;
 
 static inline size_t min_w(size_t left) { return left < V_W ? left : V_W; }
@@ -120,7 +138,34 @@ RP_INLINE vm ld_active(const uint8_t *active, size_t i, size_t m) {
     return m_from_bytes(buf);
 }
 
-enum { NEED_D = 1, NEED_RD = 2 }; /* besides o, rdx, tmin, tmax */
+enum { NEED_D = 1, NEED_RD = 2, NEED_WT = 4 }; /* besides o, rdx, tmin, tmax */
+
+/* rp_ref_wt_setup in every lane: kz by |dy| > |dx| then |dz| > that, the
+ * components picked by selects, the shear divided (once per packet). */
+RP_INLINE void wt_setup_v(vray *v) {
+    vf ax = vf_xorsign(v->dx, v->dx), ay = vf_xorsign(v->dy, v->dy);
+    vf az = vf_xorsign(v->dz, v->dz);
+    vm z1 = vf_gt(ay, ax);
+    vm z2 = vf_gt(az, vf_select(z1, ay, ax));
+/* the value for kz = 0, 1, 2; kz = 0: (kx, ky) = (1, 2); 1: (2, 0); 2: (0, 1) */
+#define RP_WT_PICK(if0, if1, if2) vf_select(z2, if2, vf_select(z1, if1, if0))
+    vf dkx = RP_WT_PICK(v->dy, v->dz, v->dx);
+    vf dky = RP_WT_PICK(v->dz, v->dx, v->dy);
+    vf dkz = RP_WT_PICK(v->dx, v->dy, v->dz);
+    v->wox = RP_WT_PICK(v->oy, v->oz, v->ox);
+    v->woy = RP_WT_PICK(v->oz, v->ox, v->oy);
+    v->woz = RP_WT_PICK(v->ox, v->oy, v->oz);
+    v->wsz = RP_WT_PICK(v->rdx, v->rdy, v->rdz);
+#undef RP_WT_PICK
+    v->wsx = vf_div(dkx, dkz);
+    v->wsy = vf_div(dky, dkz);
+    v->wdkz = dkz;
+    vi i0 = vi_set1(0), i1 = vi_set1(1), i2 = vi_set1(2);
+    v->wpx = vp_make(vi_select(z2, i0, vi_select(z1, i2, i1)));
+    v->wpy = vp_make(vi_select(z2, i1, vi_select(z1, i0, i2)));
+    v->wpz = vp_make(vi_select(z2, i2, vi_select(z1, i1, i0)));
+    v->wkx = v->wky = v->wkz = -1;
+}
 
 RP_INLINE void ld_rays(const rp_rays *r, size_t i, size_t m, unsigned need, vray *v) {
     vf zero = vf_set1(0.0f);
@@ -143,10 +188,12 @@ RP_INLINE void ld_rays(const rp_rays *r, size_t i, size_t m, unsigned need, vray
     v->negx = vf_lt(v->rdx, zero);
     v->negy = vf_lt(v->rdy, zero);
     v->negz = vf_lt(v->rdz, zero);
+    if (need & NEED_WT)
+        wt_setup_v(v);
 }
 
-/* Ray i in every lane. */
-RP_INLINE void bc_ray(const rp_rays *r, size_t i, vray *v) {
+/* Ray i in every lane (with the watertight frame if need has NEED_WT). */
+RP_INLINE void bc_ray(const rp_rays *r, size_t i, unsigned need, vray *v) {
     vf zero = vf_set1(0.0f);
     v->ox = vf_set1(r->ox[i]);
     v->oy = vf_set1(r->oy[i]);
@@ -162,6 +209,23 @@ RP_INLINE void bc_ray(const rp_rays *r, size_t i, vray *v) {
     v->negx = vf_lt(v->rdx, zero);
     v->negy = vf_lt(v->rdy, zero);
     v->negz = vf_lt(v->rdz, zero);
+    if (!(need & NEED_WT))
+        return;
+    /* the watertight frame: the reference's own setup, broadcast */
+    rp_ray1 s = {r->ox[i], r->oy[i], r->oz[i], r->dx[i], r->dy[i], r->dz[i],
+                 r->rdx[i], r->rdy[i], r->rdz[i], r->tmin[i], r->tmax[i]};
+    rp_wt_ray w = rp_ref_wt_setup(&s);
+    const float o[3] = {s.ox, s.oy, s.oz};
+    v->wox = vf_set1(o[w.kx]);
+    v->woy = vf_set1(o[w.ky]);
+    v->woz = vf_set1(o[w.kz]);
+    v->wsx = vf_set1(w.sx);
+    v->wsy = vf_set1(w.sy);
+    v->wsz = vf_set1(w.sz);
+    v->wdkz = vf_set1(w.dkz);
+    v->wkx = w.kx;
+    v->wky = w.ky;
+    v->wkz = w.kz;
 }
 
 /* One primitive in every lane. */
@@ -347,6 +411,95 @@ RP_INLINE vm plane_cand(const vray *r, const vprim *p, veval *e) {
     return vf_neq(denom, vf_set1(0.0f));
 }
 
+/* The lanes of z: rp_ref_wt_exact, lane by lane (rare: an edge function
+ * exactly 0 in float).  xy: the sheared ax, ay, bx, by, cx, cy. */
+static RP_NOINLINE void wt_exact_lanes(unsigned bits, float xy[6][V_W], float *u, float *v,
+                                       float *w) {
+    for (int k = 0; k < V_W; k++)
+        if ((bits >> k) & 1u)
+            rp_ref_wt_exact(xy[0][k], xy[1][k], xy[2][k], xy[3][k], xy[4][k], xy[5][k],
+                            &u[k], &v[k], &w[k]);
+}
+
+/* The vertices of a triangle (9 floats at p) in the ray's frame, lane by
+ * lane: v[3k + 0, 1, 2] = vertex k's kx, ky and kz components.  Packets:
+ * vf_pick of each lane's axis, which reads 4 floats, so p[9] too: the
+ * caller passes a padded copy for the last triangle of the array. */
+RP_INLINE void wt_pick(const vray *r, const float *p, vf *v) {
+    for (int k = 0; k < 3; k++) {
+        v[3 * k + 0] = vf_pick(p + 3 * k, r->wpx);
+        v[3 * k + 1] = vf_pick(p + 3 * k, r->wpy);
+        v[3 * k + 2] = vf_pick(p + 3 * k, r->wpz);
+    }
+}
+/* One ray in every lane (bc_ray): the axes are ints, so the fields of W
+ * triangles (f, from ld_prims) are just renamed. */
+RP_INLINE void wt_permute(const vray *r, const vprim *f, vprim *out) {
+    for (int k = 0; k < 3; k++) {
+        out->f[3 * k + 0] = f->f[3 * k + r->wkx];
+        out->f[3 * k + 1] = f->f[3 * k + r->wky];
+        out->f[3 * k + 2] = f->f[3 * k + r->wkz];
+    }
+}
+
+/* rp_ref_wt_eval up to the inside decision (det != 0 and culling: late),
+ * the vertices already in the ray's frame (wt_pick / wt_permute). */
+RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e) {
+    const vf *f = p->f;
+    vf xy[6], z[3], a;
+    for (int k = 0; k < 3; k++) { /* rp_ref_wt_vertex */
+        vf qx = vf_sub(f[3 * k + 0], r->wox);
+        vf qy = vf_sub(f[3 * k + 1], r->woy);
+        z[k] = vf_sub(f[3 * k + 2], r->woz);
+        a = vf_mul(r->wsx, z[k]);
+        xy[2 * k] = vf_sub(qx, a);
+        a = vf_mul(r->wsy, z[k]);
+        xy[2 * k + 1] = vf_sub(qy, a);
+    }
+    const vf ax = xy[0], ay = xy[1], bx = xy[2], by = xy[3], cx = xy[4], cy = xy[5];
+    vf b;
+    a = vf_mul(cx, by); b = vf_mul(cy, bx); vf u = vf_sub(a, b);
+    a = vf_mul(ax, cy); b = vf_mul(ay, cx); vf v = vf_sub(a, b);
+    a = vf_mul(bx, ay); b = vf_mul(by, ax); vf w = vf_sub(a, b);
+    vf zero = vf_set1(0.0f);
+    vm ez = m_or(m_or(vf_eq(u, zero), vf_eq(v, zero)), vf_eq(w, zero));
+    if (m_any(ez)) {
+        float xs[6][V_W], us[V_W], vs[V_W], ws[V_W];
+        for (int k = 0; k < 6; k++)
+            vf_storeu(xs[k], xy[k]);
+        vf_storeu(us, u);
+        vf_storeu(vs, v);
+        vf_storeu(ws, w);
+        wt_exact_lanes(m_bits(ez), xs, us, vs, ws);
+        u = vf_loadu(us);
+        v = vf_loadu(vs);
+        w = vf_loadu(ws);
+    }
+    vm neg = m_and(m_and(vf_le(u, zero), vf_le(v, zero)), vf_le(w, zero));
+    vm pos = m_and(m_and(vf_ge(u, zero), vf_ge(v, zero)), vf_ge(w, zero));
+    vf det = vf_add(u, v);
+    e->det = vf_add(det, w);
+    e->wu = u;
+    e->uu = v; /* u = V / det, v = W / det, as Moller-Trumbore's uu, vv */
+    e->vv = w;
+    e->wz0 = z[0];
+    e->wz1 = z[1];
+    e->wz2 = z[2];
+    return m_or(neg, pos);
+}
+
+/* rp_ref_wt_t */
+RP_INLINE vf wt_t(const vray *r, const veval *e) {
+    vf z0 = vf_mul(r->wsz, e->wz0);
+    vf z1 = vf_mul(r->wsz, e->wz1);
+    vf z2 = vf_mul(r->wsz, e->wz2);
+    vf a = vf_mul(e->wu, z0), b = vf_mul(e->uu, z1);
+    vf tt = vf_add(a, b);
+    a = vf_mul(e->vv, z2);
+    tt = vf_add(tt, a);
+    return vf_div(tt, e->det);
+}
+
 /* The division-free part of a test of any kind: the candidate lanes
  * (before the ray's validity, the box's validity and the lane masks).
  * best is the running best t: the slab clips against it as the reference
@@ -362,15 +515,21 @@ RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigne
     }
     if (kind == K_TRI)
         return tri_cand(r, p, flags, e);
+    if (kind == K_WT)
+        return wt_cand(r, p, e);
     if (kind == K_SPH)
         return sphere_cand(r, p, e);
     return plane_cand(r, p, e);
 }
 
-/* The rest of a triangle's candidate decision (see tri_cand): the lanes
- * of test_cand's candidates that stay candidates. */
-RP_INLINE vm tri_late(unsigned flags, const veval *e) {
-    return (flags & RP_CULL_BACKFACE) ? m_lanes(V_W) : vf_neq(e->det, vf_set1(0.0f));
+/* The rest of a triangle's candidate decision (see tri_cand, wt_cand):
+ * the lanes of test_cand's candidates that stay candidates. */
+RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const veval *e) {
+    vf zero = vf_set1(0.0f);
+    if (kind == K_WT)
+        return (flags & RP_CULL_BACKFACE) ? vf_gt(vf_xorsign(e->det, r->wdkz), zero)
+                                          : vf_neq(e->det, zero);
+    return (flags & RP_CULL_BACKFACE) ? m_lanes(V_W) : vf_neq(e->det, zero);
 }
 
 /* t of the candidates c (the divisions; called only when a lane is one;
@@ -378,6 +537,8 @@ RP_INLINE vm tri_late(unsigned flags, const veval *e) {
 RP_INLINE void test_t(int kind, const vray *r, vm c, veval *e) {
     if (kind == K_TRI) {
         e->t = tri_t(e);
+    } else if (kind == K_WT) {
+        e->t = wt_t(r, e);
     } else if (kind == K_SPH) {
         vf sq = vf_sqrt(e->disc);
         vf nb = vf_neg(e->b);
@@ -445,7 +606,8 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
                               unsigned flags, rp_hits *hits, size_t i, size_t m) {
     const int nf = K_FLOATS(kind);
     vray r;
-    ld_rays(rays, i, m, kind == K_BOX ? NEED_RD : NEED_D, &r);
+    ld_rays(rays, i, m,
+            kind == K_BOX ? NEED_RD : kind == K_WT ? NEED_D | NEED_RD | NEED_WT : NEED_D, &r);
     vm act = ld_active(active, i, m);
     vm live = m_and(act, vf_eq(r.rdx, r.rdx)); /* an invalid ray hits nothing */
     if (!m_any(live))
@@ -456,6 +618,10 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
     vm upd = m_lanes(0);
     vf zero = vf_set1(0.0f);
     vf buu = zero, bvv = zero, bdet = vf_set1(1.0f);
+    /* the last triangle, padded: vf_pick reads one float past a triangle */
+    float last[12] = {0};
+    if (kind == K_WT)
+        memcpy(last, prims + (count - 1) * 9, 9 * sizeof(float));
 
     for (size_t j = 0; j < count; j++) {
         const float *p = prims + j * (size_t)nf;
@@ -466,6 +632,9 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
             vf tn = r.tmin, tf = best;
             c = slab_bc(&r, p, &tn, &tf);
             e.t = tn;
+        } else if (kind == K_WT) {
+            wt_pick(&r, j + 1 < count ? p : last, pv.f);
+            c = wt_cand(&r, &pv, &e);
         } else {
             bc_prim(p, nf, &pv);
             c = test_cand(kind, &r, &pv, best, flags, 0, &e);
@@ -488,8 +657,8 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         } else {
             if (!m_any(c))
                 continue;
-            if (kind == K_TRI)
-                c = m_and(c, tri_late(flags, &e));
+            if (K_IS_TRI(kind))
+                c = m_and(c, tri_late(kind, flags, &r, &e));
             test_t(kind, &r, c, &e);
             /* rp_ref_accept */
             acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, best));
@@ -502,7 +671,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         nothas = m_andnot(nothas, acc);
         upd = m_or(upd, acc);
         prim = vi_select(acc, vi_set1(base + (uint32_t)j), prim);
-        if (kind == K_TRI) {
+        if (K_IS_TRI(kind)) {
             buu = vf_select(acc, e.uu, buu);
             bvv = vf_select(acc, e.vv, bvv);
             bdet = vf_select(acc, e.det, bdet);
@@ -511,7 +680,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
     if (!m_any(upd))
         return;
     vf u = zero, v = zero;
-    if (kind == K_TRI) { /* rp_ref_tri_uv, for the kept hits only */
+    if (K_IS_TRI(kind)) { /* rp_ref_tri_uv / rp_ref_wt_uv, for the kept hits only */
         u = vf_div(buu, bdet);
         v = vf_div(bvv, bdet);
     }
@@ -530,7 +699,7 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
     if (!(rdx == rdx)) /* an invalid ray hits nothing */
         return;
     vray r;
-    bc_ray(rays, i, &r);
+    bc_ray(rays, i, kind == K_WT ? NEED_WT : 0, &r);
     float best = rays->tmax[i];
     int has = hits->prim[i] != RP_NO_HIT;
     size_t best_j = SIZE_MAX;
@@ -549,7 +718,10 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
         vm lanes = ld_prims(prims + j * (size_t)nf, nf, min_w(count - j), &pv);
         vf vbest = vf_set1(best);
         const vprim *tp = &pv;
-        if (kind == K_BOX) {
+        if (kind == K_WT) {
+            wt_permute(&r, &pv, &nv);
+            tp = &nv;
+        } else if (kind == K_BOX) {
             nv.f[0] = negx ? pv.f[3] : pv.f[0];
             nv.f[3] = negx ? pv.f[0] : pv.f[3];
             nv.f[1] = negy ? pv.f[4] : pv.f[1];
@@ -563,8 +735,8 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
             continue;
         if (kind == K_BOX) /* the boxes' validity, on the steps that hit */
             c = m_and(c, box_valid_v(&pv));
-        if (kind == K_TRI)
-            c = m_and(c, tri_late(flags, &e));
+        if (K_IS_TRI(kind))
+            c = m_and(c, tri_late(kind, flags, &r, &e));
         test_t(kind, &r, c, &e);
         vm acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, vbest));
         unsigned bits = m_bits(acc);
@@ -572,7 +744,7 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
             continue;
         float tb[V_W], ub[V_W], vb[V_W], db[V_W];
         vf_storeu(tb, e.t);
-        if (kind == K_TRI) {
+        if (K_IS_TRI(kind)) {
             vf_storeu(ub, e.uu);
             vf_storeu(vb, e.vv);
             vf_storeu(db, e.det);
@@ -585,7 +757,7 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
                 best = t;
                 has = 1;
                 best_j = j + k;
-                if (kind == K_TRI) {
+                if (K_IS_TRI(kind)) {
                     buu = ub[k];
                     bvv = vb[k];
                     bdet = db[k];
@@ -597,8 +769,8 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
         return;
     rays->tmax[i] = best;
     hits->t[i] = best;
-    hits->u[i] = kind == K_TRI ? buu / bdet : 0.0f;
-    hits->v[i] = kind == K_TRI ? bvv / bdet : 0.0f;
+    hits->u[i] = K_IS_TRI(kind) ? buu / bdet : 0.0f;
+    hits->v[i] = K_IS_TRI(kind) ? bvv / bdet : 0.0f;
     hits->prim[i] = base + (uint32_t)best_j;
 }
 
@@ -668,10 +840,15 @@ static void closest_aabb(rp_rays *rays, const uint8_t *active, const rp_aabb *bo
 }
 
 /* The triangle kernels are instantiated per flags value (a constant after
- * inlining), so the culling choice costs nothing per step. */
+ * inlining), so the choice of test and culling costs nothing per step. */
 static void closest_triangle(rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
                              size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
-    if (flags & RP_CULL_BACKFACE)
+    const int kind = (flags & RP_WATERTIGHT) ? K_WT : K_TRI;
+    if (kind == K_WT && (flags & RP_CULL_BACKFACE))
+        closest(K_WT, rays, active, tris, count, base, RP_CULL_BACKFACE, hits);
+    else if (kind == K_WT)
+        closest(K_WT, rays, active, tris, count, base, 0, hits);
+    else if (flags & RP_CULL_BACKFACE)
         closest(K_TRI, rays, active, tris, count, base, RP_CULL_BACKFACE, hits);
     else
         closest(K_TRI, rays, active, tris, count, base, 0, hits);
@@ -689,22 +866,32 @@ static void closest_plane(rp_rays *rays, const uint8_t *active, const rp_plane *
 
 /* Any hit: lanes leave the packet as soon as they are occluded, and the
  * packet stops when none is left.  Writes only 1s. */
-RP_INLINE void occluded_packet(const rp_rays *rays, const uint8_t *active, const float *tris,
-                               size_t count, unsigned flags, uint8_t *occluded, size_t i,
-                               size_t m) {
+RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *active,
+                               const float *tris, size_t count, unsigned flags, uint8_t *occluded,
+                               size_t i, size_t m) {
     vray r;
-    ld_rays(rays, i, m, NEED_D, &r);
+    ld_rays(rays, i, m, kind == K_WT ? NEED_D | NEED_RD | NEED_WT : NEED_D, &r);
     vm todo = m_and(ld_active(active, i, m), vf_eq(r.rdx, r.rdx));
     vm occ = m_lanes(0);
+    float last[12] = {0}; /* as in closest_packet */
+    if (kind == K_WT)
+        memcpy(last, tris + (count - 1) * 9, 9 * sizeof(float));
     for (size_t j = 0; j < count && m_any(todo); j++) {
         vprim pv;
         veval e;
-        bc_prim(tris + j * 9, 9, &pv);
-        vm c = m_and(tri_cand(&r, &pv, flags, &e), todo);
+        vm c;
+        if (kind == K_WT) {
+            wt_pick(&r, j + 1 < count ? tris + j * 9 : last, pv.f);
+            c = wt_cand(&r, &pv, &e);
+        } else {
+            bc_prim(tris + j * 9, 9, &pv);
+            c = tri_cand(&r, &pv, flags, &e);
+        }
+        c = m_and(c, todo);
         if (!m_any(c))
             continue;
-        c = m_and(c, tri_late(flags, &e));
-        test_t(K_TRI, &r, c, &e);
+        c = m_and(c, tri_late(kind, flags, &r, &e));
+        test_t(kind, &r, c, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         occ = m_or(occ, h);
         todo = m_andnot(todo, h);
@@ -715,22 +902,29 @@ RP_INLINE void occluded_packet(const rp_rays *rays, const uint8_t *active, const
             occluded[i + k] = 1;
 }
 
-RP_INLINE void occluded_across(const rp_rays *rays, const float *tris, size_t count,
+RP_INLINE void occluded_across(int kind, const rp_rays *rays, const float *tris, size_t count,
                                unsigned flags, uint8_t *occluded, size_t i) {
     float rdx = rays->rdx[i];
     if (!(rdx == rdx))
         return;
     vray r;
-    bc_ray(rays, i, &r);
+    bc_ray(rays, i, kind == K_WT ? NEED_WT : 0, &r);
     for (size_t j = 0; j < count; j += V_W) {
-        vprim pv;
+        vprim pv, nv;
         veval e;
         vm lanes = ld_prims(tris + j * 9, 9, min_w(count - j), &pv);
-        vm c = m_and(tri_cand(&r, &pv, flags, &e), lanes);
+        vm c;
+        if (kind == K_WT) {
+            wt_permute(&r, &pv, &nv);
+            c = wt_cand(&r, &nv, &e);
+        } else {
+            c = tri_cand(&r, &pv, flags, &e);
+        }
+        c = m_and(c, lanes);
         if (!m_any(c))
             continue;
-        c = m_and(c, tri_late(flags, &e));
-        test_t(K_TRI, &r, c, &e);
+        c = m_and(c, tri_late(kind, flags, &r, &e));
+        test_t(kind, &r, c, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         if (m_any(h)) {
             occluded[i] = 1;
@@ -739,26 +933,32 @@ RP_INLINE void occluded_across(const rp_rays *rays, const float *tris, size_t co
     }
 }
 
-RP_INLINE void occluded(const rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
-                        size_t count, unsigned flags, uint8_t *occluded) {
+RP_INLINE void occluded(int kind, const rp_rays *rays, const uint8_t *active,
+                        const rp_triangle *tris, size_t count, unsigned flags,
+                        uint8_t *occluded) {
     const float *tf = (const float *)tris;
     size_t n = rays->n;
     if (n < V_W) {
         for (size_t i = 0; i < n; i++)
             if (!active || active[i])
-                occluded_across(rays, tf, count, flags, occluded, i);
+                occluded_across(kind, rays, tf, count, flags, occluded, i);
         return;
     }
     for (size_t i = 0; i < n; i += V_W)
-        occluded_packet(rays, active, tf, count, flags, occluded, i, min_w(n - i));
+        occluded_packet(kind, rays, active, tf, count, flags, occluded, i, min_w(n - i));
 }
 
 static void occluded_triangle(const rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
                               size_t count, unsigned flags, uint8_t *occluded_out) {
-    if (flags & RP_CULL_BACKFACE)
-        occluded(rays, active, tris, count, RP_CULL_BACKFACE, occluded_out);
+    const int kind = (flags & RP_WATERTIGHT) ? K_WT : K_TRI;
+    if (kind == K_WT && (flags & RP_CULL_BACKFACE))
+        occluded(K_WT, rays, active, tris, count, RP_CULL_BACKFACE, occluded_out);
+    else if (kind == K_WT)
+        occluded(K_WT, rays, active, tris, count, 0, occluded_out);
+    else if (flags & RP_CULL_BACKFACE)
+        occluded(K_TRI, rays, active, tris, count, RP_CULL_BACKFACE, occluded_out);
     else
-        occluded(rays, active, tris, count, 0, occluded_out);
+        occluded(K_TRI, rays, active, tris, count, 0, occluded_out);
 }
 
 const rp_kernels RP_SIMD_TABLE = {

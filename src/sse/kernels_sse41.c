@@ -70,6 +70,16 @@ static inline void vf_ld_aos(const float *p, int nf, vf *out) {
     }
 }
 
+/* vf_pick: pshufb (SSSE3) of the 4 floats at p by byte indices
+ * 4 k + (0, 1, 2, 3), made once per packet by vp_make. */
+typedef simde__m128i vp;
+static inline vp vp_make(vi k) {
+    return simde_mm_add_epi32(simde_mm_mullo_epi32(k, simde_mm_set1_epi32(0x04040404)),
+                              simde_mm_set1_epi32(0x03020100));
+}
+static inline vf vf_pick(const float *p, vp k) {
+    return simde_mm_castsi128_ps(simde_mm_shuffle_epi8(simde_mm_loadu_si128((const void *)p), k));
+}
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm_loadu_si128((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm_storeu_si128((void *)p, a); }
 static inline vm vi_eq(vi a, vi b) { return simde_mm_castsi128_ps(simde_mm_cmpeq_epi32(a, b)); }

@@ -153,6 +153,11 @@ static const kdesc kernels[] = {
     {"occluded_triangle_cull", NULL, F_TRI, K_OCCLUDED, RP_CULL_BACKFACE},
     {"closest_sphere", "hits_normals_sphere", F_SPHERE, K_CLOSEST, 0},
     {"closest_plane", "hits_normals_plane", F_PLANE, K_CLOSEST, 0},
+    {"closest_triangle_wt", "hits_normals_triangle", F_TRI, K_CLOSEST, RP_WATERTIGHT},
+    {"closest_triangle_wt_cull", "hits_normals_triangle", F_TRI, K_CLOSEST,
+     RP_WATERTIGHT | RP_CULL_BACKFACE},
+    {"occluded_triangle_wt", NULL, F_TRI, K_OCCLUDED, RP_WATERTIGHT},
+    {"occluded_triangle_wt_cull", NULL, F_TRI, K_OCCLUDED, RP_WATERTIGHT | RP_CULL_BACKFACE},
 };
 #define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
 
