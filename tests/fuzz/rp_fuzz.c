@@ -13,6 +13,19 @@
  * is printed (hex floats) and the process aborts, which libFuzzer turns into
  * a saved crash file.
  *
+ * Triangle cases also check a property of the reference itself, the
+ * conservative box test of src/scalar/ref.h that a traversal relies on: for
+ * every valid ray (as rp_rays_prepare made it) and every triangle T of the
+ * case, if the watertight test (rp_ref_wt_setup, rp_ref_wt_eval with the
+ * case's culling flag, rp_ref_wt_t) is a candidate with tmin <= t <= tmax
+ * (the ray's interval as given, before any shortening), then
+ * rp_ref_slab_wt(ray, frame, box, rp_ref_wt_pad(ray, max |box coordinate|))
+ * must return 1 for T's exact float bounding box and for a few boxes
+ * containing it (grown by one ulp, to take in another triangle of the case,
+ * or all of them).  This runs whether or not the case sets RP_WATERTIGHT,
+ * in the case's floating-point environment; a violation prints the ray,
+ * the triangle, the box and the slab's values (hex floats) and aborts.
+ *
  * Input format (bytes past the end of the input come from a PRNG seeded by
  * a hash of the whole input, so a few bytes can describe a large batch):
  *   b0  kernel = b0 % 6: intersect_aabb, closest_aabb, closest_triangle,
@@ -21,8 +34,12 @@
  *       default, ftz, daz, flush, upward, downward, towardzero (every
  *       run of the case, reference and variants, in it; under x86 DAZ the
  *       emulated variants are left out, see fpenv.h)
+ *       RP_WATERTIGHT = (b0 / 42) & 1 for the two triangle kernels (ignored
+ *       by the others), so inputs with b0 < 42 mean what they meant before
+ *       the flag existed
  *   b1  rays n = b1 % 101          b2  primitives count = b2 % 33
- *   b3  bit0 active mask, bit1 RP_CULL_BACKFACE, bit2 tnear NULL,
+ *   b3  bit0 active mask, bit1 RP_CULL_BACKFACE (triangle kernels; with
+ *       RP_WATERTIGHT from b0 when that is set), bit2 tnear NULL,
  *       bit3 tfar NULL, bit4 pre-filled hit records, bit5 tmin = 0 and
  *       tmax = +inf instead of values from the stream, bits 6-7 chunks - 1
  *       (primitives are fed in that many consecutive calls, index_base
@@ -54,6 +71,7 @@
 #include "../fpenv.h" /* rp_fpenv_set / rp_fpenv_restore */
 #include "../guard.h" /* POISON / UNPOISON of guard bytes */
 #include "raypack.h"
+#include "scalar/ref.h" /* the watertight test and rp_ref_slab_wt, for the box property */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -96,6 +114,7 @@ typedef struct fcase {
     int kernel;
     size_t n, count;
     int use_active, tnear_null, tfar_null, prefill, std_interval, aim;
+    int watertight; /* RP_WATERTIGHT is in flags (triangle kernels only) */
     unsigned flags, chunks, in_off, out_off, nan_mode;
     int fpenv; /* index into rp_fpenv_names */
     uint32_t index_base;
@@ -306,6 +325,11 @@ static void parse(const uint8_t *data, size_t size, fcase *c) {
         c->count = 1;
     c->use_active = b3 & 1;
     c->flags = (b3 & 2) ? RP_CULL_BACKFACE : 0;
+    if (c->kernel == K_CLOSEST_TRIANGLE || c->kernel == K_OCCLUDED_TRIANGLE) {
+        c->watertight = (b0 / (K_COUNT * RP_FPENV_COUNT)) & 1;
+        if (c->watertight)
+            c->flags |= RP_WATERTIGHT;
+    }
     c->tnear_null = (b3 >> 2) & 1;
     c->tfar_null = (b3 >> 3) & 1;
     c->prefill = (b3 >> 4) & 1;
@@ -518,10 +542,12 @@ static void print_float(const char *name, const unsigned char *p) {
 
 static void print_case(const fcase *c) {
     fprintf(stderr,
-            "rp_fuzz case: kernel=%s n=%zu count=%zu chunks=%u flags=%u index_base=%u "
+            "rp_fuzz case: kernel=%s n=%zu count=%zu chunks=%u flags=%u (cull=%d "
+            "watertight=%d) index_base=%u "
             "active=%s tnear=%s tfar=%s prefill=%d std_interval=%d aim=%d nan_mode=%u "
             "in_off=%u out_off=%u fpenv=%s\n",
-            kernel_names[c->kernel], c->n, c->count, c->chunks, c->flags, c->index_base,
+            kernel_names[c->kernel], c->n, c->count, c->chunks, c->flags,
+            (c->flags & RP_CULL_BACKFACE) != 0, c->watertight, c->index_base,
             c->use_active ? "mask" : "NULL", c->tnear_null ? "NULL" : "array",
             c->tfar_null ? "NULL" : "array", c->prefill, c->std_interval, c->aim,
             c->nan_mode, c->in_off, c->out_off, rp_fpenv_names[c->fpenv]);
