@@ -442,9 +442,13 @@ RP_INLINE void wt_permute(const vray *r, const vprim *f, vprim *out) {
     }
 }
 
-/* rp_ref_wt_eval up to the inside decision (det != 0 and culling: late),
- * the vertices already in the ray's frame (wt_pick / wt_permute). */
-RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e) {
+/* rp_ref_wt_eval up to the inside decision, the vertices already in the
+ * ray's frame (wt_pick / wt_permute).  Without exact, the float edge
+ * functions only: a lane can change by the double recomputation only if it
+ * is inside in float (a nonzero float edge function already has the exact
+ * sign), so tri_late redoes the test with exact, on the rare steps where an
+ * inside lane has a zero edge function.  det and culling: tri_late. */
+RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
     const vf *f = p->f;
     vf xy[6], z[3], a;
     for (int k = 0; k < 3; k++) { /* rp_ref_wt_vertex */
@@ -463,7 +467,7 @@ RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e) {
     a = vf_mul(bx, ay); b = vf_mul(by, ax); vf w = vf_sub(a, b);
     vf zero = vf_set1(0.0f);
     vm ez = m_or(m_or(vf_eq(u, zero), vf_eq(v, zero)), vf_eq(w, zero));
-    if (m_any(ez)) {
+    if (exact && m_any(ez)) {
         float xs[6][V_W], us[V_W], vs[V_W], ws[V_W];
         for (int k = 0; k < 6; k++)
             vf_storeu(xs[k], xy[k]);
@@ -477,8 +481,6 @@ RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e) {
     }
     vm neg = m_and(m_and(vf_le(u, zero), vf_le(v, zero)), vf_le(w, zero));
     vm pos = m_and(m_and(vf_ge(u, zero), vf_ge(v, zero)), vf_ge(w, zero));
-    vf det = vf_add(u, v);
-    e->det = vf_add(det, w);
     e->wu = u;
     e->uu = v; /* u = V / det, v = W / det, as Moller-Trumbore's uu, vv */
     e->vv = w;
@@ -516,20 +518,36 @@ RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigne
     if (kind == K_TRI)
         return tri_cand(r, p, flags, e);
     if (kind == K_WT)
-        return wt_cand(r, p, e);
+        return wt_cand(r, p, e, 0);
     if (kind == K_SPH)
         return sphere_cand(r, p, e);
     return plane_cand(r, p, e);
 }
 
-/* The rest of a triangle's candidate decision (see tri_cand, wt_cand):
- * the lanes of test_cand's candidates that stay candidates. */
-RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const veval *e) {
+/* The rest of a triangle's candidate decision (see tri_cand, wt_cand), on
+ * the steps where c (test_cand's candidates) has a lane: the lanes that stay
+ * candidates.  Watertight: the exact edge functions where an inside lane has
+ * a zero one (the vertices again: f, or picked anew from p when f is NULL,
+ * which keeps them out of registers on the hot path), then det and culling. */
+RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
+                      const vprim *f, vm c, veval *e) {
     vf zero = vf_set1(0.0f);
-    if (kind == K_WT)
-        return (flags & RP_CULL_BACKFACE) ? vf_gt(vf_xorsign(e->det, r->wdkz), zero)
-                                          : vf_neq(e->det, zero);
-    return (flags & RP_CULL_BACKFACE) ? m_lanes(V_W) : vf_neq(e->det, zero);
+    if (kind == K_WT) {
+        vm ez = m_or(m_or(vf_eq(e->wu, zero), vf_eq(e->uu, zero)), vf_eq(e->vv, zero));
+        if (m_any(m_and(c, ez))) {
+            vprim pv;
+            if (!f) {
+                wt_pick(r, p, pv.f);
+                f = &pv;
+            }
+            c = m_and(c, wt_cand(r, f, e, 1));
+        }
+        vf det = vf_add(e->wu, e->uu);
+        e->det = vf_add(det, e->vv);
+        return m_and(c, (flags & RP_CULL_BACKFACE) ? vf_gt(vf_xorsign(e->det, r->wdkz), zero)
+                                                   : vf_neq(e->det, zero));
+    }
+    return (flags & RP_CULL_BACKFACE) ? c : m_and(c, vf_neq(e->det, zero));
 }
 
 /* t of the candidates c (the divisions; called only when a lane is one;
@@ -634,7 +652,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
             e.t = tn;
         } else if (kind == K_WT) {
             wt_pick(&r, j + 1 < count ? p : last, pv.f);
-            c = wt_cand(&r, &pv, &e);
+            c = wt_cand(&r, &pv, &e, 0);
         } else {
             bc_prim(p, nf, &pv);
             c = test_cand(kind, &r, &pv, best, flags, 0, &e);
@@ -658,7 +676,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
             if (!m_any(c))
                 continue;
             if (K_IS_TRI(kind))
-                c = m_and(c, tri_late(kind, flags, &r, &e));
+                c = tri_late(kind, flags, &r, j + 1 < count ? p : last, NULL, c, &e);
             test_t(kind, &r, c, &e);
             /* rp_ref_accept */
             acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, best));
@@ -736,7 +754,7 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
         if (kind == K_BOX) /* the boxes' validity, on the steps that hit */
             c = m_and(c, box_valid_v(&pv));
         if (K_IS_TRI(kind))
-            c = m_and(c, tri_late(kind, flags, &r, &e));
+            c = tri_late(kind, flags, &r, NULL, tp, c, &e);
         test_t(kind, &r, c, &e);
         vm acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, vbest));
         unsigned bits = m_bits(acc);
@@ -882,7 +900,7 @@ RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *act
         vm c;
         if (kind == K_WT) {
             wt_pick(&r, j + 1 < count ? tris + j * 9 : last, pv.f);
-            c = wt_cand(&r, &pv, &e);
+            c = wt_cand(&r, &pv, &e, 0);
         } else {
             bc_prim(tris + j * 9, 9, &pv);
             c = tri_cand(&r, &pv, flags, &e);
@@ -890,7 +908,7 @@ RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *act
         c = m_and(c, todo);
         if (!m_any(c))
             continue;
-        c = m_and(c, tri_late(kind, flags, &r, &e));
+        c = tri_late(kind, flags, &r, j + 1 < count ? tris + j * 9 : last, NULL, c, &e);
         test_t(kind, &r, c, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         occ = m_or(occ, h);
@@ -916,14 +934,14 @@ RP_INLINE void occluded_across(int kind, const rp_rays *rays, const float *tris,
         vm c;
         if (kind == K_WT) {
             wt_permute(&r, &pv, &nv);
-            c = wt_cand(&r, &nv, &e);
+            c = wt_cand(&r, &nv, &e, 0);
         } else {
             c = tri_cand(&r, &pv, flags, &e);
         }
         c = m_and(c, lanes);
         if (!m_any(c))
             continue;
-        c = m_and(c, tri_late(kind, flags, &r, &e));
+        c = tri_late(kind, flags, &r, NULL, &nv, c, &e);
         test_t(kind, &r, c, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         if (m_any(h)) {
