@@ -84,7 +84,8 @@ typedef struct vray {
      * indices (packets) or as ints (one ray in every lane, bc_ray) */
     vf wox, woy, woz, wsx, wsy, wsz, wdkz;
     vp wpx, wpy, wpz;
-    int wkx, wky, wkz;
+    vm wz1, wz2; /* packets: |dy| > |dx|; |dz| > both (kz = 1 or 2) */
+    int wkx, wky, wkz; /* the axes when uniform (bc_ray, wt_uniform), else -1 */
 } vray;
 
 /* W primitives, or one broadcast: f[k] is field k. */
@@ -165,6 +166,22 @@ RP_INLINE void wt_setup_v(vray *v) {
     v->wpy = vp_make(vi_select(z2, i1, vi_select(z1, i0, i2)));
     v->wpz = vp_make(vi_select(z2, i2, vi_select(z1, i1, i0)));
     v->wkx = v->wky = v->wkz = -1;
+    v->wz1 = z1;
+    v->wz2 = z2;
+}
+
+/* When every lane of live has the same kz (camera rays mostly do), the
+ * packet's axes become ints (wkx, wky, wkz), and wt_pick reads each
+ * vertex component as a broadcast instead of a per-lane pick.  The other
+ * lanes take no part, so the frame they are computed in does not matter. */
+RP_INLINE void wt_uniform(vray *v, vm live) {
+    unsigned l = m_bits(live), b2 = m_bits(v->wz2), b1 = m_bits(v->wz1) & ~b2;
+    int kz = (b2 & l) == l ? 2 : (b1 & l) == l ? 1 : ((b1 | b2) & l) == 0 ? 0 : -1;
+    if (kz < 0 || !l)
+        return;
+    v->wkz = kz;
+    v->wkx = kz == 2 ? 0 : kz + 1;
+    v->wky = v->wkx == 2 ? 0 : v->wkx + 1;
 }
 
 RP_INLINE void ld_rays(const rp_rays *r, size_t i, size_t m, unsigned need, vray *v) {
@@ -426,6 +443,14 @@ static RP_NOINLINE void wt_exact_lanes(unsigned bits, float xy[6][V_W], float *u
  * vf_pick of each lane's axis, which reads 4 floats, so p[9] too: the
  * caller passes a padded copy for the last triangle of the array. */
 RP_INLINE void wt_pick(const vray *r, const float *p, vf *v) {
+    if (r->wkx >= 0) { /* one frame for the packet: broadcasts */
+        for (int k = 0; k < 3; k++) {
+            v[3 * k + 0] = vf_bcast(p + 3 * k + r->wkx);
+            v[3 * k + 1] = vf_bcast(p + 3 * k + r->wky);
+            v[3 * k + 2] = vf_bcast(p + 3 * k + r->wkz);
+        }
+        return;
+    }
     for (int k = 0; k < 3; k++) {
         v[3 * k + 0] = vf_pick(p + 3 * k, r->wpx);
         v[3 * k + 1] = vf_pick(p + 3 * k, r->wpy);
@@ -630,6 +655,8 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
     vm live = m_and(act, vf_eq(r.rdx, r.rdx)); /* an invalid ray hits nothing */
     if (!m_any(live))
         return;
+    if (kind == K_WT)
+        wt_uniform(&r, live);
     vi prim = ld_prim_index(hits->prim, i, m);
     vm nothas = vi_eq(prim, vi_set1(RP_NO_HIT));
     vf best = vf_select(live, r.tmax, vf_set1(NAN));
@@ -891,6 +918,8 @@ RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *act
     ld_rays(rays, i, m, kind == K_WT ? NEED_D | NEED_RD | NEED_WT : NEED_D, &r);
     vm todo = m_and(ld_active(active, i, m), vf_eq(r.rdx, r.rdx));
     vm occ = m_lanes(0);
+    if (kind == K_WT)
+        wt_uniform(&r, todo);
     float last[12] = {0}; /* as in closest_packet */
     if (kind == K_WT)
         memcpy(last, tris + (count - 1) * 9, 9 * sizeof(float));
