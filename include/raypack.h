@@ -205,6 +205,50 @@ RP_API rp_status rp_hits_normals_plane(const rp_rays *rays, rp_hits *hits,
                                        uint32_t index_base);
 
 /* ------------------------------------------------------------------ */
+/* Scenes: triangle meshes behind a bounding volume hierarchy           */
+/* ------------------------------------------------------------------ */
+/* A scene holds meshes, each a triangle soup (rp_triangle array) or an
+ * indexed mesh (xyz float vertices and uint32 index triples), numbered 0,
+ * 1, 2, ... in the order added.  The scene copies what it needs: the
+ * caller's arrays may be freed after the add call.  rp_scene_build makes
+ * the hierarchy (deterministic: the same meshes give the same tree bytes on
+ * every run and CPU); then the queries answer for every triangle of every
+ * mesh.  With RP_WATERTIGHT a query returns bit for bit what
+ * rp_closest_triangle / rp_occluded_triangle return over all the scene's
+ * triangles in order (mesh 0's first), ties to the lowest (mesh, prim);
+ * docs/SEMANTICS.md says what holds without it.  A scene is read-only once
+ * built: queries may run from many threads at once. */
+typedef struct rp_scene rp_scene;
+
+RP_API rp_status rp_scene_create(rp_scene **scene);
+RP_API void rp_scene_free(rp_scene *scene); /* NULL is a no-op */
+/* Adds a mesh; *mesh_id (may be NULL) receives its id.  Every coordinate
+ * must be finite (RP_ERR_INVALID otherwise), every index < vertex_count
+ * (RP_ERR_INVALID); counts whose bytes overflow, or a scene past
+ * 2^32 - 2 triangles, are RP_ERR_COUNT.  Not after rp_scene_build
+ * (RP_ERR_INVALID).  On any error nothing is added. */
+RP_API rp_status rp_scene_add_soup(rp_scene *scene, const rp_triangle *tris, size_t count,
+                                   uint32_t *mesh_id);
+RP_API rp_status rp_scene_add_mesh(rp_scene *scene, const float *xyz, size_t vertex_count,
+                                   const uint32_t *indices, size_t triangle_count,
+                                   uint32_t *mesh_id);
+/* Builds the hierarchy (binned SAH, 8-wide nodes).  Once. */
+RP_API rp_status rp_scene_build(rp_scene *scene);
+/* Bytes the scene holds (after build: hierarchy and triangle copies). */
+RP_API size_t rp_scene_bytes(const rp_scene *scene);
+RP_API size_t rp_scene_triangle_count(const rp_scene *scene);
+/* Closest hit over the scene: as rp_closest_triangle (the same rules for
+ * rays, active, tmin/tmax, the record kept across calls, flags
+ * RP_CULL_BACKFACE | RP_WATERTIGHT), with prim = the triangle's index in its
+ * mesh and, when mesh is not NULL, mesh[i] = the mesh id (written exactly
+ * where prim is).  RP_ERR_NOT_PREPARED for a scene not built. */
+RP_API rp_status rp_scene_closest(const rp_scene *scene, rp_rays *rays, const uint8_t *active,
+                                  unsigned flags, rp_hits *hits, uint32_t *mesh);
+/* Any hit over the scene: as rp_occluded_triangle. */
+RP_API rp_status rp_scene_occluded(const rp_scene *scene, const rp_rays *rays,
+                                   const uint8_t *active, unsigned flags, uint8_t *occluded);
+
+/* ------------------------------------------------------------------ */
 /* Single-ray conveniences (picking)                                    */
 /* ------------------------------------------------------------------ */
 /* Seed 000's raycast: the ray o + t*d, t >= 0, against a box.  *hit = 1 and

@@ -38,8 +38,7 @@ const char *rp_status_string(rp_status s) {
 /* Argument checking                                                    */
 /* ------------------------------------------------------------------ */
 
-/* A byte range of an argument array, for the overlap check. */
-typedef struct span { const void *p; size_t bytes; } span;
+typedef rp_span span;
 
 static int aligned4(const void *p) { return ((uintptr_t)p & 3u) == 0; }
 
@@ -51,7 +50,7 @@ static int spans_overlap(span a, span b) {
 }
 
 /* Outputs must not overlap inputs nor each other. */
-static rp_status check_overlaps(const span *in, size_t nin, const span *out, size_t nout) {
+rp_status rp_check_overlaps(const span *in, size_t nin, const span *out, size_t nout) {
     for (size_t i = 0; i < nout; i++) {
         for (size_t j = 0; j < nin; j++)
             if (spans_overlap(out[i], in[j]))
@@ -73,7 +72,7 @@ static rp_status bytes_of(size_t n, size_t elem, size_t *bytes) {
 
 /* The rays' arrays: present, aligned, sized, prepared.  Fills the 11 input
  * spans (tmax included; closest kernels treat it as an output as well). */
-static rp_status check_rays(const rp_rays *r, span in[11]) {
+rp_status rp_check_rays(const rp_rays *r, span in[11]) {
     if (!r)
         return RP_ERR_NULL;
     size_t fb;
@@ -113,7 +112,7 @@ static rp_status check_prims(const void *p, size_t count, size_t elem,
 }
 
 /* The hit record arrays t, u, v, prim as output spans. */
-static rp_status check_hits(const rp_hits *h, size_t n, span out[4]) {
+rp_status rp_check_hits(const rp_hits *h, size_t n, span out[4]) {
     if (!h)
         return RP_ERR_NULL;
     if (h->n != n)
@@ -136,18 +135,18 @@ static rp_status check_closest(const rp_rays *rays, const uint8_t *active,
                                const void *prims, size_t count, size_t elem,
                                uint32_t base, const rp_hits *hits) {
     span in[13], out[5];
-    rp_status s = check_rays(rays, in);
+    rp_status s = rp_check_rays(rays, in);
     if (s)
         return s;
     in[11].p = active;
     in[11].bytes = rays->n;
     if ((s = check_prims(prims, count, elem, base, 1, &in[12])))
         return s;
-    if ((s = check_hits(hits, rays->n, out)))
+    if ((s = rp_check_hits(hits, rays->n, out)))
         return s;
     out[4] = in[10]; /* tmax is written */
-    return check_overlaps(in, 10, out, 5) ? RP_ERR_ALIAS
-           : check_overlaps(in + 11, 2, out, 5);
+    return rp_check_overlaps(in, 10, out, 5) ? RP_ERR_ALIAS
+           : rp_check_overlaps(in + 11, 2, out, 5);
 }
 
 /* ------------------------------------------------------------------ */
@@ -230,7 +229,7 @@ rp_status rp_rays_prepare(rp_rays *r) {
             outs[k].p = out[k];
             outs[k].bytes = fb;
         }
-        if ((s = check_overlaps(ins, 8, outs, 3)))
+        if ((s = rp_check_overlaps(ins, 8, outs, 3)))
             return s;
         for (size_t i = 0; i < r->n; i++)
             rp_ref_prepare(r->ox[i], r->oy[i], r->oz[i], r->dx[i], r->dy[i],
@@ -308,7 +307,7 @@ rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
                             const rp_aabb *box, uint8_t *hit, float *tnear,
                             float *tfar) {
     span in[13], out[3];
-    rp_status s = check_rays(rays, in);
+    rp_status s = rp_check_rays(rays, in);
     if (s)
         return s;
     if ((!box || !hit) && rays->n)
@@ -320,7 +319,7 @@ rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
     out[0].p = hit; out[0].bytes = rays->n;
     out[1].p = tnear; out[1].bytes = rays->n * 4;
     out[2].p = tfar; out[2].bytes = rays->n * 4;
-    if ((s = check_overlaps(in, 13, out, 3)))
+    if ((s = rp_check_overlaps(in, 13, out, 3)))
         return s;
     if (rays->n)
         rp_kernels_active()->intersect_aabb(rays, active, box, hit, tnear, tfar);
@@ -352,7 +351,7 @@ rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
                                const rp_triangle *tris, size_t count,
                                unsigned flags, uint8_t *occluded) {
     span in[13], out[1];
-    rp_status s = check_rays(rays, in);
+    rp_status s = rp_check_rays(rays, in);
     if (s)
         return s;
     in[11].p = active; in[11].bytes = rays->n;
@@ -363,7 +362,7 @@ rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
     if (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT))
         return RP_ERR_INVALID;
     out[0].p = occluded; out[0].bytes = rays->n;
-    if ((s = check_overlaps(in, 13, out, 1)))
+    if ((s = rp_check_overlaps(in, 13, out, 1)))
         return s;
     if (rays->n && count)
         rp_kernels_active()->occluded_triangle(rays, active, tris, count, flags, occluded);
@@ -439,12 +438,12 @@ static rp_status check_normals(const rp_rays *rays, const rp_hits *h,
                                const void *prims, size_t count, size_t elem,
                                uint32_t base) {
     span in[13], out[7];
-    rp_status s = check_rays(rays, in);
+    rp_status s = rp_check_rays(rays, in);
     if (s)
         return s;
     if ((s = check_prims(prims, count, elem, base, 1, &in[11])))
         return s;
-    if ((s = check_hits(h, rays->n, out)))
+    if ((s = rp_check_hits(h, rays->n, out)))
         return s;
     float *nn[3] = {h->nx, h->ny, h->nz};
     for (int k = 0; k < 3; k++) {
@@ -457,7 +456,7 @@ static rp_status check_normals(const rp_rays *rays, const rp_hits *h,
     span ins[16];
     memcpy(ins, in, 12 * sizeof(span));
     memcpy(ins + 12, out, 4 * sizeof(span));
-    return check_overlaps(ins, 16, out + 4, 3);
+    return rp_check_overlaps(ins, 16, out + 4, 3);
 }
 
 /* Shared loop: for each ray holding one of these primitives, call f. */

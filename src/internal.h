@@ -60,6 +60,16 @@ RP_HIDDEN extern const rp_kernels rp_kernels_neon;
 /* The table in use (detects the CPU and reads RP_ISA on first call). */
 RP_HIDDEN const rp_kernels *rp_kernels_active(void);
 
+/* Argument checks shared by the public entry points (src/api.c). */
+typedef struct rp_span { const void *p; size_t bytes; } rp_span; /* a byte range */
+/* The rays' 11 arrays: present, aligned, sized, prepared; fills in[0..10]. */
+RP_HIDDEN rp_status rp_check_rays(const rp_rays *r, rp_span in[11]);
+/* The record arrays t, u, v, prim (n of them) as out[0..3]. */
+RP_HIDDEN rp_status rp_check_hits(const rp_hits *h, size_t n, rp_span out[4]);
+/* RP_ERR_ALIAS if an output overlaps an input or another output. */
+RP_HIDDEN rp_status rp_check_overlaps(const rp_span *in, size_t nin, const rp_span *out,
+                                      size_t nout);
+
 /* CPU features, as a mask of (1u << rp_isa) that run natively. */
 RP_HIDDEN unsigned rp_cpu_native_isas(void);
 

@@ -359,8 +359,10 @@ static inline float rp_ref_wt_pad(const rp_ray1 *r, float box_inf) {
     return m * 0x1p-19f; /* 32u */
 }
 
-static inline int rp_ref_slab_wt(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
-                                 float pad) {
+/* *entry: the grown kz slab's entry (zn), a lower bound of the t of every
+ * watertight hit inside the box, by which a traversal orders and prunes. */
+static inline int rp_ref_slab_wt_entry(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
+                                       float pad, float *entry) {
     const float o[3] = {r->ox, r->oy, r->oz};
     const float rd[3] = {r->rdx, r->rdy, r->rdz};
     const float lo[3] = {b->min.x, b->min.y, b->min.z};
@@ -383,7 +385,14 @@ static inline int rp_ref_slab_wt(const rp_ray1 *r, const rp_wt_ray *w, const rp_
     }
     int line = tn <= tf;
     int range = (zn <= r->tmax) & (zf >= r->tmin);
+    *entry = zn;
     return line & range & (r->rdx == r->rdx) & rp_ref_box_valid(b);
+}
+
+static inline int rp_ref_slab_wt(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
+                                 float pad) {
+    float entry;
+    return rp_ref_slab_wt_entry(r, w, b, pad, &entry);
 }
 
 /* Ray/sphere (seed 004) with the half-b quadratic: b = dot(d, oc),

@@ -1,0 +1,356 @@
+/*
+ * test_scene.c - the scene layer against brute force.  For random soups and
+ * indexed meshes (several per scene; duplicate, degenerate, huge and tiny
+ * triangles; one triangle; an empty scene) and rays aimed at vertices,
+ * edges and faces (so that ties at the same t are common), a scene query
+ * with RP_WATERTIGHT must return bit for bit what rp_closest_triangle /
+ * rp_occluded_triangle return over all the scene's triangles in order:
+ * t, u, v, prim, mesh, the shortened tmax, with and without culling, on
+ * empty and on pre-filled records.  Without RP_WATERTIGHT the differences
+ * are counted and printed, not asserted (docs/SEMANTICS.md).  Also: bad
+ * input gets its status and changes nothing, and the build is
+ * deterministic (the tree's bytes hash to the same value on every run and
+ * on x86 and aarch64: tree_hash below).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raypack.h"
+#include "scene/scene.h" /* the tree, for the determinism hash */
+#include "tap.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(void) {
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (uint32_t)((rng * 0x2545F4914F6CDD1Dull) >> 32);
+}
+static float unit(void) { return (float)(rnd() >> 8) * 0x1p-24f; }
+static float range(float lo, float hi) { return lo + (hi - lo) * unit(); }
+
+/* One scene and the same triangles as one flat array (scene order). */
+typedef struct world {
+    rp_scene *s;
+    rp_triangle *all;
+    size_t n;
+    uint32_t first[8]; /* first scene index of each mesh */
+    int nmeshes;
+} world;
+
+static void add_flat(world *w, const rp_triangle *t, size_t k) {
+    w->all = realloc(w->all, (w->n + k + 1) * sizeof *w->all);
+    memcpy(w->all + w->n, t, k * sizeof *t);
+    w->first[w->nmeshes++] = (uint32_t)w->n;
+    w->n += k;
+}
+
+static void gen_tris(rp_triangle *t, size_t k, float scale, float size, int style) {
+    for (size_t j = 0; j < k; j++) {
+        float c[3] = {range(-1, 1) * scale, range(-1, 1) * scale, range(-1, 1) * scale};
+        float *f = (float *)(void *)&t[j];
+        for (int v = 0; v < 3; v++)
+            for (int a = 0; a < 3; a++)
+                f[3 * v + a] = c[a] + range(-1, 1) * size;
+        unsigned r = rnd() % 100;
+        if (style && j > 0 && r < 15) /* duplicate of the previous one */
+            t[j] = t[j - 1];
+        else if (style && j > 0 && r < 30) { /* shares an edge, reversed */
+            t[j].v0 = t[j - 1].v2;
+            t[j].v1 = t[j - 1].v1;
+        } else if (style && r < 34) /* degenerate: a point */
+            t[j].v1 = t[j].v2 = t[j].v0;
+        else if (style && r < 38) /* degenerate: two equal vertices */
+            t[j].v2 = t[j].v1;
+        else if (style && r < 42) { /* axis-aligned */
+            t[j].v1.z = t[j].v0.z;
+            t[j].v2.z = t[j].v0.z;
+        }
+    }
+}
+
+/* A random scene of about n triangles in up to 3 meshes (a soup, an
+ * indexed mesh, another soup). */
+static void make_world(world *w, size_t n, float scale, float size, int style) {
+    memset(w, 0, sizeof *w);
+    if (rp_scene_create(&w->s) != RP_OK)
+        abort();
+    size_t n0 = n / 2, n1 = n / 3, n2 = n - n0 - n1;
+    rp_triangle *t = malloc((n + 1) * sizeof *t);
+    gen_tris(t, n0, scale, size, style);
+    if (rp_scene_add_soup(w->s, t, n0, NULL) != RP_OK)
+        abort();
+    add_flat(w, t, n0);
+    /* indexed: a grid of vertices, triangles between neighbours */
+    size_t nv = n1 + 3;
+    float *xyz = malloc(3 * nv * sizeof *xyz);
+    uint32_t *idx = malloc(3 * (n1 + 1) * sizeof *idx);
+    for (size_t k = 0; k < 3 * nv; k++)
+        xyz[k] = range(-1, 1) * scale;
+    for (size_t j = 0; j < n1; j++) {
+        idx[3 * j] = (uint32_t)j;
+        idx[3 * j + 1] = (uint32_t)(j + 1 + rnd() % 2);
+        idx[3 * j + 2] = (uint32_t)(j + 2 + (rnd() % 2));
+        if (idx[3 * j + 2] >= nv)
+            idx[3 * j + 2] = (uint32_t)(nv - 1);
+    }
+    uint32_t id = 99;
+    if (rp_scene_add_mesh(w->s, xyz, nv, idx, n1, &id) != RP_OK || id != 1)
+        abort();
+    for (size_t j = 0; j < n1; j++)
+        for (int c = 0; c < 3; c++)
+            memcpy((float *)(void *)&t[j] + 3 * c, xyz + 3 * idx[3 * j + c], 12);
+    add_flat(w, t, n1);
+    gen_tris(t, n2, scale, size, style);
+    if (rp_scene_add_soup(w->s, t, n2, NULL) != RP_OK)
+        abort();
+    add_flat(w, t, n2);
+    free(t);
+    free(xyz);
+    free(idx);
+    if (rp_scene_build(w->s) != RP_OK)
+        abort();
+}
+
+static void free_world(world *w) {
+    rp_scene_free(w->s);
+    free(w->all);
+}
+
+/* Rays: random, and aimed at a vertex, an edge point or inside a triangle. */
+static void make_rays(rp_rays *r, const world *w, float scale) {
+    for (size_t i = 0; i < r->n; i++) {
+        float o[3], p[3];
+        for (int a = 0; a < 3; a++)
+            o[a] = range(-3, 3) * scale;
+        unsigned kind = rnd() % 4;
+        if (w->n && kind) {
+            const float *f = (const float *)(const void *)&w->all[rnd() % w->n];
+            int v = (int)(rnd() % 3), v2 = (v + 1) % 3;
+            float s = kind == 1 ? 0.0f : kind == 2 ? 0.5f : unit();
+            for (int a = 0; a < 3; a++) {
+                float e = f[3 * v2 + a] - f[3 * v + a];
+                e = e * s;
+                p[a] = f[3 * v + a] + e;
+            }
+        } else {
+            for (int a = 0; a < 3; a++)
+                p[a] = range(-1, 1) * scale;
+        }
+        r->ox[i] = o[0]; r->oy[i] = o[1]; r->oz[i] = o[2];
+        r->dx[i] = p[0] - o[0]; r->dy[i] = p[1] - o[1]; r->dz[i] = p[2] - o[2];
+        r->tmin[i] = 0.0f;
+        r->tmax[i] = rnd() % 8 ? INFINITY : unit() * 2.0f;
+    }
+    if (rp_rays_prepare(r) != RP_OK)
+        abort();
+}
+
+typedef struct result {
+    rp_rays r;
+    rp_hits h;
+    uint32_t *mesh;
+    uint8_t *occ;
+} result;
+
+static void result_init(result *x, const rp_rays *src) {
+    if (rp_rays_alloc(src->n, &x->r) || rp_hits_alloc(src->n, &x->h))
+        abort();
+    size_t fb = src->n * sizeof(float);
+    if (src->n) {
+        memcpy(x->r.ox, src->ox, fb); memcpy(x->r.oy, src->oy, fb); memcpy(x->r.oz, src->oz, fb);
+        memcpy(x->r.dx, src->dx, fb); memcpy(x->r.dy, src->dy, fb); memcpy(x->r.dz, src->dz, fb);
+        memcpy(x->r.tmin, src->tmin, fb); memcpy(x->r.tmax, src->tmax, fb);
+    }
+    rp_rays_prepare(&x->r);
+    x->mesh = malloc(src->n * 4 + 4);
+    x->occ = calloc(src->n + 1, 1);
+    for (size_t i = 0; i < src->n; i++)
+        x->mesh[i] = RP_NO_HIT;
+}
+
+static void result_free(result *x) {
+    rp_rays_free(&x->r);
+    rp_hits_free(&x->h);
+    free(x->mesh);
+    free(x->occ);
+}
+
+static int same(float a, float b) { return tap_f2u(a) == tap_f2u(b); }
+
+/* brute force: every triangle in order, one call per mesh (index_base = 0
+ * per mesh would lose the order), so one call over the flat array, then
+ * prim split into (mesh, prim) */
+static void brute(const world *w, result *x, unsigned flags) {
+    float *t0 = malloc(x->r.n * sizeof *t0 + 4);
+    if (x->r.n)
+        memcpy(t0, x->h.t, x->r.n * sizeof *t0);
+    if (rp_closest_triangle(&x->r, NULL, w->all, w->n, 0, flags, &x->h) != RP_OK)
+        abort();
+    for (size_t i = 0; i < x->r.n; i++) {
+        uint32_t g = x->h.prim[i];
+        if (g == RP_NO_HIT || same(t0[i], x->h.t[i]))
+            continue; /* no new record (a new one is strictly nearer) */
+        int m = 0;
+        while (m + 1 < w->nmeshes && w->first[m + 1] <= g)
+            m++;
+        x->h.prim[i] = g - w->first[m];
+        x->mesh[i] = (uint32_t)m;
+    }
+    free(t0);
+    if (rp_occluded_triangle(&x->r, NULL, w->all, w->n, flags, x->occ) != RP_OK)
+        abort();
+}
+
+/* lanes that differ between brute force (a) and the scene (b) */
+static size_t compare(const result *a, const result *b, int print) {
+    size_t bad = 0;
+    for (size_t i = 0; i < a->r.n; i++) {
+        int d = !same(a->h.t[i], b->h.t[i]) || !same(a->h.u[i], b->h.u[i]) ||
+                !same(a->h.v[i], b->h.v[i]) || a->h.prim[i] != b->h.prim[i] ||
+                a->mesh[i] != b->mesh[i] || !same(a->r.tmax[i], b->r.tmax[i]) ||
+                a->occ[i] != b->occ[i];
+        if (d && print && bad < 4)
+            tap_diag("ray %zu: brute t=%a prim=%u mesh=%u occ=%d; scene t=%a prim=%u mesh=%u occ=%d",
+                     i, (double)a->h.t[i], a->h.prim[i], a->mesh[i], a->occ[i],
+                     (double)b->h.t[i], b->h.prim[i], b->mesh[i], b->occ[i]);
+        bad += d;
+    }
+    return bad;
+}
+
+/* Pre-fill both records with a hit at some t (as an earlier call would). */
+static void prefill(result *x, const rp_rays *src) {
+    for (size_t i = 0; i < src->n; i += 3) {
+        x->h.t[i] = x->r.tmax[i] = 1.0f + (float)(i % 5);
+        x->h.prim[i] = 7;
+        x->mesh[i] = 5;
+    }
+}
+
+static void run_case(const char *name, size_t ntris, size_t nrays, float scale, float size,
+                     int style, size_t *mt_diffs, size_t *mt_lanes) {
+    world w;
+    make_world(&w, ntris, scale, size, style);
+    rp_rays rays;
+    if (rp_rays_alloc(nrays, &rays))
+        abort();
+    make_rays(&rays, &w, scale);
+    static const unsigned fl[4] = {RP_WATERTIGHT, RP_WATERTIGHT | RP_CULL_BACKFACE, 0,
+                                   RP_CULL_BACKFACE};
+    for (int f = 0; f < 4; f++) {
+        for (int pre = 0; pre < 2; pre++) {
+            result a, b;
+            result_init(&a, &rays);
+            result_init(&b, &rays);
+            if (pre) {
+                prefill(&a, &rays);
+                prefill(&b, &rays);
+            }
+            brute(&w, &a, fl[f]);
+            rp_status s1 = rp_scene_closest(w.s, &b.r, NULL, fl[f], &b.h, b.mesh);
+            rp_status s2 = rp_scene_occluded(w.s, &b.r, NULL, fl[f], b.occ);
+            if (fl[f] & RP_WATERTIGHT) {
+                size_t bad = compare(&a, &b, 1);
+                tap_ok(s1 == RP_OK && s2 == RP_OK && bad == 0,
+                       "%s: %zu tris, %zu rays, flags %u%s: scene == brute force (%zu differ)",
+                       name, w.n, nrays, fl[f], pre ? ", pre-filled records" : "", bad);
+            } else {
+                *mt_diffs += compare(&a, &b, 0);
+                *mt_lanes += nrays;
+            }
+            result_free(&a);
+            result_free(&b);
+        }
+    }
+    rp_rays_free(&rays);
+    free_world(&w);
+}
+
+static uint64_t tree_hash(const rp_scene *s) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    const unsigned char *p = (const unsigned char *)s->nodes;
+    for (size_t k = 0; k < s->nnodes * sizeof *s->nodes; k++)
+        h = (h ^ p[k]) * 0x100000001b3ull;
+    p = (const unsigned char *)s->leaf_index;
+    for (size_t k = 0; k < s->ntris * 4; k++)
+        h = (h ^ p[k]) * 0x100000001b3ull;
+    return h;
+}
+
+static void test_errors(void) {
+    rp_scene *s = NULL;
+    tap_int(rp_scene_create(NULL), RP_ERR_NULL, "create(NULL)");
+    tap_int(rp_scene_create(&s), RP_OK, "create");
+    rp_triangle t[2] = {{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}};
+    t[1].v2.y = NAN;
+    uint32_t id = 77;
+    tap_int(rp_scene_add_soup(s, t, 2, &id), RP_ERR_INVALID, "a NaN vertex: RP_ERR_INVALID");
+    t[1].v2.y = INFINITY;
+    tap_int(rp_scene_add_soup(s, t, 2, &id), RP_ERR_INVALID, "an infinite vertex: RP_ERR_INVALID");
+    tap_ok(id == 77 && rp_scene_triangle_count(s) == 0, "nothing added, id untouched");
+    tap_int(rp_scene_add_soup(s, NULL, 1, NULL), RP_ERR_NULL, "soup NULL");
+    tap_int(rp_scene_add_soup(s, t, SIZE_MAX / 8, NULL), RP_ERR_COUNT, "soup count overflows");
+    float xyz[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    uint32_t idx[3] = {0, 1, 3};
+    tap_int(rp_scene_add_mesh(s, xyz, 3, idx, 1, NULL), RP_ERR_INVALID, "index out of range");
+    idx[2] = 2;
+    tap_int(rp_scene_add_mesh(s, xyz, 3, idx, SIZE_MAX / 4, NULL), RP_ERR_COUNT,
+            "mesh count overflows");
+    tap_int(rp_scene_add_mesh(s, xyz, 3, NULL, 1, NULL), RP_ERR_NULL, "indices NULL");
+    tap_ok(rp_scene_triangle_count(s) == 0, "still nothing added");
+    rp_rays r;
+    rp_hits h;
+    rp_rays_alloc(4, &r);
+    rp_hits_alloc(4, &h);
+    rp_rays_prepare(&r);
+    tap_int(rp_scene_closest(s, &r, NULL, RP_WATERTIGHT, &h, NULL), RP_ERR_NOT_PREPARED,
+            "query before build");
+    tap_int(rp_scene_add_mesh(s, xyz, 3, idx, 1, &id), RP_OK, "indexed mesh");
+    tap_int(rp_scene_build(s), RP_OK, "build");
+    tap_int(rp_scene_build(s), RP_ERR_INVALID, "build twice");
+    tap_int(rp_scene_add_soup(s, t, 1, NULL), RP_ERR_INVALID, "add after build");
+    tap_int(rp_scene_closest(s, &r, NULL, 8, &h, NULL), RP_ERR_INVALID, "unknown flag");
+    tap_int(rp_scene_closest(NULL, &r, NULL, 0, &h, NULL), RP_ERR_NULL, "scene NULL");
+    tap_int(rp_scene_closest(s, &r, NULL, 0, &h, (uint32_t *)(void *)h.t), RP_ERR_ALIAS,
+            "mesh output overlapping t");
+    tap_int(rp_scene_occluded(s, &r, NULL, 0, NULL), RP_ERR_NULL, "occluded NULL");
+    tap_ok(rp_scene_bytes(s) > 0, "bytes reported");
+    rp_rays_free(&r);
+    rp_hits_free(&h);
+    rp_scene_free(s);
+    rp_scene_free(NULL);
+}
+
+int main(void) {
+    size_t mt_diffs = 0, mt_lanes = 0;
+    test_errors();
+    run_case("empty scene", 0, 40, 1.0f, 0.1f, 0, &mt_diffs, &mt_lanes);
+    run_case("one triangle", 1, 200, 1.0f, 0.8f, 0, &mt_diffs, &mt_lanes);
+    run_case("five triangles", 5, 300, 1.0f, 0.5f, 1, &mt_diffs, &mt_lanes);
+    run_case("soup 300", 300, 500, 1.0f, 0.2f, 1, &mt_diffs, &mt_lanes);
+    run_case("soup 3000", 3000, 400, 1.0f, 0.05f, 1, &mt_diffs, &mt_lanes);
+    run_case("big triangles", 200, 400, 1.0f, 2.0f, 1, &mt_diffs, &mt_lanes);
+    run_case("huge coordinates", 500, 300, 1e30f, 0.1e30f, 1, &mt_diffs, &mt_lanes);
+    run_case("tiny coordinates", 500, 300, 1e-30f, 0.1e-30f, 1, &mt_diffs, &mt_lanes);
+    run_case("small, far from the origin", 500, 300, 1000.0f, 0.05f, 1, &mt_diffs, &mt_lanes);
+    tap_diag("moller-trumbore: %zu of %zu lanes differ from brute force (reported, not asserted)",
+             mt_diffs, mt_lanes);
+
+    /* determinism: the same meshes, built twice, the same bytes */
+    world a, b;
+    rng = 12345;
+    make_world(&a, 5000, 1.0f, 0.05f, 1);
+    rng = 12345;
+    make_world(&b, 5000, 1.0f, 0.05f, 1);
+    uint64_t ha = tree_hash(a.s), hb = tree_hash(b.s);
+    tap_ok(ha == hb, "the same meshes build the same tree (hash 0x%016llx)", (unsigned long long)ha);
+    tap_diag("tree: %zu nodes, %zu bytes for %zu triangles (%.1f bytes/triangle)", a.s->nnodes,
+             rp_scene_bytes(a.s), a.n, (double)rp_scene_bytes(a.s) / (double)a.n);
+    free_world(&a);
+    free_world(&b);
+    return tap_done();
+}
