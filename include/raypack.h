@@ -232,7 +232,7 @@ RP_API rp_status rp_scene_add_soup(rp_scene *scene, const rp_triangle *tris, siz
 RP_API rp_status rp_scene_add_mesh(rp_scene *scene, const float *xyz, size_t vertex_count,
                                    const uint32_t *indices, size_t triangle_count,
                                    uint32_t *mesh_id);
-/* Builds the hierarchy (binned SAH, 8-wide nodes).  Once. */
+/* Builds the hierarchy (binned SAH, 4-wide nodes).  Once. */
 RP_API rp_status rp_scene_build(rp_scene *scene);
 /* Bytes the scene holds (after build: hierarchy and triangle copies). */
 RP_API size_t rp_scene_bytes(const rp_scene *scene);

@@ -1,7 +1,7 @@
 /*
  * build.c - the scene's hierarchy: a binary tree by binned SAH (16 bins per
- * axis over the triangles' centroids, pbrt-v4's way), collapsed into 8-wide
- * nodes by opening the largest child until eight (or only leaves) remain.
+ * axis over the triangles' centroids, pbrt-v4's way), collapsed into RP_BVH_WIDTH-wide
+ * nodes by opening the inner child of largest area until the node is full (or only leaves remain).
  * Deterministic by construction: one thread, scalar float arithmetic at the
  * baseline ISA with -ffp-contract=off, ties broken by axis then split
  * index, partitions done in place in a fixed order; so the same meshes give
@@ -21,6 +21,7 @@
 #include "scene.h"
 
 #define NBINS 16
+#define NODE_COST 3.0f /* one wide node's box tests, in triangle tests */
 
 typedef struct bnode {
     rp_aabb box;
@@ -136,9 +137,9 @@ static int find_split(const builder *b, size_t begin, size_t end, const rp_aabb 
         }
     }
     /* leaf: small enough, and splitting costs more than testing them all
-     * (one node visit counted as one triangle test) */
+     * (a visit of a wide node counted as NODE_COST triangle tests) */
     float leaf_cost = box_area(box) * (float)n;
-    if (n <= RP_LEAF_MAX && (best_axis < 0 || best + box_area(box) >= leaf_cost))
+    if (n <= RP_LEAF_MAX && (best_axis < 0 || best + NODE_COST * box_area(box) >= leaf_cost))
         return -1;
     *axis_out = best_axis; /* -1: no binned split: the middle */
     *bin_out = best_bin;
@@ -364,6 +365,10 @@ rp_status rp_scene_build_bvh(rp_scene *s) {
     s->leaf_tris = lt;
     s->leaf_index = li;
     s->bound = bound;
+    /* the tree-order copy is all the queries need */
+    free(s->tris);
+    s->tris = NULL;
+    s->cap_tris = 0;
     lt = NULL;
     li = NULL;
 out:

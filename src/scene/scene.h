@@ -1,6 +1,6 @@
 /*
  * scene.h - the scene layer's internal layout: the meshes as added, and the
- * built hierarchy (8-wide nodes whose child boxes are stored as structure of
+ * built hierarchy (RP_BVH_WIDTH-wide nodes whose child boxes are stored as structure of
  * arrays, leaves that are runs of the scene's triangle copy in tree order).
  * src/scene/build.c makes it, src/scene/traverse.c walks it (the reference
  * traversal, scalar), src/scene/scene.c is the public API that checks
@@ -11,13 +11,13 @@
 
 #include "../internal.h"
 
-#define RP_BVH_WIDTH 8
-#define RP_LEAF_MAX 4 /* triangles per leaf at most */
+#define RP_BVH_WIDTH 4 /* 4: 56 bytes/triangle on test_scene, 8: 60 (to measure again with the SIMD traversals) */
+#define RP_LEAF_MAX 8 /* triangles per leaf at most */
 
 /* One wide node.  Child k is empty (count[k] == 0 and child[k] ==
  * RP_NO_HIT, box inverted: never hit), an inner node (count[k] == 0,
  * child[k] = its node index) or a leaf (count[k] triangles from
- * child[k] in the tree-order arrays).  64-byte aligned: 256 bytes. */
+ * child[k] in the tree-order arrays).  32 * RP_BVH_WIDTH bytes, 64-byte aligned. */
 typedef struct rp_bvh_node {
     float lo[3][RP_BVH_WIDTH];
     float hi[3][RP_BVH_WIDTH];
@@ -26,8 +26,9 @@ typedef struct rp_bvh_node {
 } rp_bvh_node;
 
 struct rp_scene {
-    /* the meshes as added: every triangle, in scene order (mesh 0 first),
-     * and the first scene index of each mesh (mesh_first[nmeshes] = ntris) */
+    /* the meshes as added: every triangle, in scene order (mesh 0 first;
+     * freed by the build), and the first scene index of each mesh
+     * (mesh_first[nmeshes] = ntris) */
     rp_triangle *tris;
     size_t ntris, cap_tris;
     uint32_t *mesh_first;

@@ -1,6 +1,6 @@
 /*
  * traverse.c - the reference scene queries: one ray at a time down the
- * 8-wide hierarchy, children tested with the conservative box test of
+ * wide hierarchy, children tested with the conservative box test of
  * src/scalar/ref.h (rp_ref_slab_wt_entry) and visited nearest entry first,
  * triangles tested with the reference's own per-pair tests.  This is the
  * specification of a scene query, as ref.h is of a kernel:
@@ -104,6 +104,7 @@ static void closest1(walk *wk, rp_rays *rays, size_t i, unsigned flags, rp_hits 
     const rp_scene *s = wk->s;
     int has = hits->prim[i] != RP_NO_HIT;
     uint32_t bg = RP_NO_HIT; /* scene index of the best hit of this query */
+    uint32_t bp = 0;         /* and its position in the tree order */
     wk->sp = 0;
     wk->stack[wk->sp++] = (sentry){0, -INFINITY};
     while (wk->sp) {
@@ -129,6 +130,7 @@ static void closest1(walk *wk, rp_rays *rays, size_t i, unsigned flags, rp_hits 
                 if ((t >= wk->r.tmin) & (t <= best) & ((t < best) | tie_ok)) {
                     wk->r.tmax = t;
                     bg = g;
+                    bp = p;
                 }
             }
         }
@@ -140,7 +142,7 @@ static void closest1(walk *wk, rp_rays *rays, size_t i, unsigned flags, rp_hits 
     }
     if (bg == RP_NO_HIT)
         return;
-    const rp_triangle *t = &s->tris[bg];
+    const rp_triangle *t = &s->leaf_tris[bp];
     float u, v;
     if (flags & RP_WATERTIGHT) {
         rp_wt_eval e = rp_ref_wt_eval(&wk->r, &wk->w, t, flags);
