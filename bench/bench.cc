@@ -2,7 +2,9 @@
 // workloads (bench.h, plain C over the public API) to Google Benchmark.
 // One benchmark per kernel x variant x shape, named kernel/variant/shape
 // (e.g. aabb/avx2/packet): every variant native to this CPU (forced with
-// rp_set_isa), then the baselines naive, autovec and embree-<isa>.  Items
+// rp_set_isa), then the baselines naive, autovec and embree-<isa>; cases
+// timed with nonzero triangle flags append them to the name
+// (tri/avx2/packet/watertight: RP_WATERTIGHT, raypack's variants only).  Items
 // are ray-primitive tests; counters: cyc_per_test (this thread's CPU time
 // times the core clock calibrated at start with an add chain), bound_cyc (the model core's best,
 // bound.c) and vs_bound = cyc_per_test / bound_cyc.  The clock, CPU and
@@ -26,6 +28,7 @@ struct Case {
     rpb_kernel kernel;
     rpb_shape shape;
     rpb_impl impl;
+    unsigned flags;           // triangle kernels' rp_* flags (rpb_flagsets)
     rp_isa isa;               // RPB_IMPL_RAYPACK
     std::string embree_isa;   // RPB_IMPL_EMBREE
     std::string variant;      // the middle part of the name
@@ -39,7 +42,7 @@ void fail(benchmark::State &state, const std::string &msg) {
 
 void run_case(benchmark::State &state, const Case &c) {
     rpb_work w;
-    if (rpb_work_init(&w, c.kernel, c.shape, 0) != 0)
+    if (rpb_work_init(&w, c.kernel, c.shape, c.flags, 0) != 0)
         return fail(state, "workload setup failed");
     std::string label = c.variant;
     if (c.impl == RPB_IMPL_RAYPACK) {
@@ -115,6 +118,8 @@ out:
 void add(const Case &c) {
     std::string name = std::string(rpb_kernel_name(c.kernel)) + "/" + c.variant + "/" +
                        rpb_shape_name(c.shape);
+    if (c.flags)
+        name += std::string("/") + rpb_flags_name(c.flags);
     benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State &st) { run_case(st, c); });
 }
 
@@ -149,30 +154,33 @@ int main(int argc, char **argv) {
     benchmark::AddCustomContext("rp_native_variants", natives);
 
     for (int k = 0; k < RPB_KERNEL_COUNT; k++)
-        for (int s = 0; s < RPB_SHAPE_COUNT; s++) {
-            rpb_kernel kk = (rpb_kernel)k;
-            rpb_shape ss = (rpb_shape)s;
-            if (!rpb_case_wanted(kk, ss))
-                continue;
-            // scalar is both a variant and the "scalar" baseline: once
-            for (int v = 0; v < RP_ISA_COUNT; v++)
-                if ((native & (1u << v)) || v == RP_ISA_SCALAR)
-                    add({kk, ss, RPB_IMPL_RAYPACK, (rp_isa)v, "", rp_isa_name((rp_isa)v)});
-            add({kk, ss, RPB_IMPL_NAIVE, RP_ISA_SCALAR, "", "naive"});
+        for (int s = 0; s < RPB_SHAPE_COUNT; s++)
+            for (int f = 0; f < RPB_FLAGSET_COUNT; f++) {
+                rpb_kernel kk = (rpb_kernel)k;
+                rpb_shape ss = (rpb_shape)s;
+                unsigned fl = rpb_flagsets[f];
+                if (!rpb_case_wanted(kk, ss, fl))
+                    continue;
+                // scalar is both a variant and the "scalar" baseline: once
+                for (int v = 0; v < RP_ISA_COUNT; v++)
+                    if ((native & (1u << v)) || v == RP_ISA_SCALAR)
+                        add({kk, ss, RPB_IMPL_RAYPACK, fl, (rp_isa)v, "", rp_isa_name((rp_isa)v)});
+                if (rpb_impl_has(RPB_IMPL_NAIVE, kk, ss, fl))
+                    add({kk, ss, RPB_IMPL_NAIVE, fl, RP_ISA_SCALAR, "", "naive"});
 #ifdef RPB_HAVE_AUTOVEC
-            if (rpb_impl_has(RPB_IMPL_AUTOVEC, kk, ss))
-                add({kk, ss, RPB_IMPL_AUTOVEC, RP_ISA_SCALAR, "", "autovec"});
+                if (rpb_impl_has(RPB_IMPL_AUTOVEC, kk, ss, fl))
+                    add({kk, ss, RPB_IMPL_AUTOVEC, fl, RP_ISA_SCALAR, "", "autovec"});
 #endif
 #ifdef RPB_HAVE_EMBREE
-            if (rpb_impl_has(RPB_IMPL_EMBREE, kk, ss)) {
-                static const char *const isas[] = {"sse4.2", "avx2", "avx512"};
-                for (int e = 0; e < 3; e++)
-                    if (rpb_embree_cpu_has(isas[e]))
-                        add({kk, ss, RPB_IMPL_EMBREE, RP_ISA_SCALAR, isas[e],
-                             std::string("embree-") + isas[e]});
-            }
+                if (rpb_impl_has(RPB_IMPL_EMBREE, kk, ss, fl)) {
+                    static const char *const isas[] = {"sse4.2", "avx2", "avx512"};
+                    for (int e = 0; e < 3; e++)
+                        if (rpb_embree_cpu_has(isas[e]))
+                            add({kk, ss, RPB_IMPL_EMBREE, fl, RP_ISA_SCALAR, isas[e],
+                                 std::string("embree-") + isas[e]});
+                }
 #endif
-        }
+            }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

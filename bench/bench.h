@@ -47,15 +47,25 @@ typedef enum rpb_impl {
     RPB_IMPL_EMBREE   /* Embree 3 BVH over the same triangles (end-to-end, not kernel for kernel) */
 } rpb_impl;
 
+/* The triangle kernels' flag sets the suite times, on the same rays and
+ * triangles: 0 (Moller-Trumbore, every kernel) and RP_WATERTIGHT (the
+ * watertight test; raypack's variants only: the baselines implement
+ * Moller-Trumbore).  Benchmark names append "/" rpb_flags_name(flags) for a
+ * nonzero set, e.g. tri/avx2/packet/watertight. */
+#define RPB_FLAGSET_COUNT 2
+extern const unsigned rpb_flagsets[RPB_FLAGSET_COUNT]; /* {0, RP_WATERTIGHT} */
+const char *rpb_flags_name(unsigned flags);            /* "" for 0, "watertight" */
+
 const char *rpb_kernel_name(rpb_kernel k);
 const char *rpb_shape_name(rpb_shape s);
 /* Rays and primitives of a shape; `quick` shrinks the stream to 64k rays
  * and picking to 1,000 primitives (for the emulated smoke run). */
 void rpb_shape_size(rpb_shape s, int quick, size_t *nrays, size_t *nprims);
-/* The kernel x shape pairs that the suite times (spec of issue #4). */
-int rpb_case_wanted(rpb_kernel k, rpb_shape s);
-/* Whether a baseline implements this kernel x shape. */
-int rpb_impl_has(rpb_impl impl, rpb_kernel k, rpb_shape s);
+/* The kernel x shape x flags cases that the suite times (spec of issue #4;
+ * flags != 0 only for triangles: see rpb_flagsets). */
+int rpb_case_wanted(rpb_kernel k, rpb_shape s, unsigned flags);
+/* Whether an implementation (raypack or a baseline) has this case. */
+int rpb_impl_has(rpb_impl impl, rpb_kernel k, rpb_shape s, unsigned flags);
 
 /* One workload: a prepared ray batch, its hit records and outputs, and the
  * primitives.  tmax0 is the initial tmax, restored before every closest-hit
@@ -64,6 +74,7 @@ int rpb_impl_has(rpb_impl impl, rpb_kernel k, rpb_shape s);
 typedef struct rpb_work {
     rpb_kernel kernel;
     rpb_shape shape;
+    unsigned flags;       /* RPB_TRI, RPB_OCCL: the rp_* flags (rpb_flagsets) */
     size_t nrays, nprims;
     rp_rays rays;
     rp_hits hits;
@@ -77,13 +88,16 @@ typedef struct rpb_work {
     void *embree;         /* Embree scene state, when used */
 } rpb_work;
 
-/* Builds the workload (fixed seed); 0 on success, else a message on stderr. */
-int rpb_work_init(rpb_work *w, rpb_kernel k, rpb_shape s, int quick);
+/* Builds the workload (fixed seed, from k and s only: every flag set sees
+ * the same rays and primitives); 0 on success, else a message on stderr. */
+int rpb_work_init(rpb_work *w, rpb_kernel k, rpb_shape s, unsigned flags, int quick);
 void rpb_work_free(rpb_work *w);
 /* Ray-primitive tests one iteration performs (nrays * nprims). */
 double rpb_work_tests(const rpb_work *w);
 
-/* One iteration.  Returns RP_OK or the first failing rp_* status. */
+/* One iteration.  Returns RP_OK or the first failing rp_* status.  The
+ * baselines run Moller-Trumbore whatever w->flags says (the drivers time
+ * them only where rpb_impl_has). */
 rp_status rpb_run_raypack(rpb_work *w);
 void rpb_run_naive(rpb_work *w);
 #if defined(__x86_64__) || defined(__i386__)
@@ -117,7 +131,7 @@ typedef struct rpb_bound {
     int known;           /* 0 when no op count exists (baselines other than
                             "scalar", or an unknown variant) */
 } rpb_bound;
-/* The bound of w's kernel and shape for a variant ("scalar", "sse41",
+/* The bound of w's kernel, shape and flags for a variant ("scalar", "sse41",
  * "avx2", "avx512", "neon"; "autovec" is counted as avx2), replaying the
  * kernel's loops on w's data.  bytes_per_cycle: rpb_measure_bw() /
  * rpb_calibrate_hz(), for the memory term of the stream. */

@@ -69,8 +69,23 @@ enum {
     ROW_TRI_ACROSS_C,/* ... extra when a lane is a candidate */
     ROW_SPH,         /* closest_packet, K_SPH: one broadcast sphere */
     ROW_SPH_C,       /* ... extra when a lane is a candidate */
+    ROW_WT,          /* closest_packet / occluded_packet, K_WT (RP_WATERTIGHT) */
+    ROW_WT_C,        /* closest_packet, K_WT: extra when a lane is a candidate */
+    ROW_WT_OCC_C,    /* occluded_packet, K_WT: extra when a lane is a candidate */
+    ROW_WT_ACROSS,   /* closest_across, K_WT: W gathered triangles */
+    ROW_WT_ACROSS_T, /* ... W triangles by loads and shuffles (vf_ld_aos) */
+    ROW_WT_ACROSS_C, /* ... extra when a lane is a candidate */
     ROW_COUNT
 };
+
+/* The watertight packet step's vf_pick calls (3 vertices x 3 axes), each
+ * one in-register permute of a 4-float broadcast load (pshufb, vpermilps,
+ * vpermps, tbl), on packets whose live lanes have different kz only: when
+ * they all share kz (wt_uniform; the benchmark's camera-like bundles do),
+ * the vertex components are broadcast loads (load ports, no FP op), and the
+ * scalar reference indexes the vertex arrays (loads).  Added per step by the
+ * replay where they are issued. */
+#define WT_PICKS 9.0
 
 static const struct { const char *name; ops o; } table[ROW_COUNT] = {
     /* negx/negy/negz: 3 lt; per axis 2 select, 2 sub, 2 mul, max, min
@@ -137,6 +152,32 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
      * counted); acceptance as for triangles without the uv selects.
      * addcmp 1 + 1 + 3 = 5, other 1 + 2 + 4 + 5 = 12, div 2. */
     [ROW_SPH_C] = {"sphere closest candidate", {0, 5, 12, 2, 0}},
+    /* wt_cand without the exact path (the vertices already in the ray's
+     * frame; + WT_PICKS on mixed-kz packets, see above): per vertex 3 sub,
+     * 2 mul, 2 sub; U, V, W: 6 mul 3 sub; neg: 3 le, 2 m_and; pos: 3 ge, 2
+     * m_and; m_or; m_and with todo (as ROW_TRI); m_any.  (The exact-zero
+     * test and det = (U + V) + W are in tri_late, on candidate steps.)
+     * mul 6 + 6 = 12, addcmp 15 + 3 + 6 = 24, other 4 + 1 + 1 + 1 = 7. */
+    [ROW_WT] = {"watertight packet step (+picks)", {12, 24, 7, 0, 0}},
+    /* tri_late: the exact-zero test 3 eq, 2 m_or, m_and with c, m_any (the
+     * double recomputation itself, on the rare steps where an inside lane
+     * has a zero edge function, is not counted); det: 2 add; neq + m_and;
+     * wt_t: 3 mul (sz * z), 3 mul, 2 add, div; acceptance and updates as
+     * ROW_TRI_C (3 compares, 4 + 5 + 3 other).
+     * mul 6, addcmp 3 + 2 + 1 + 2 + 3 = 11, other 4 + 1 + 12 = 17, div 1. */
+    [ROW_WT_C] = {"watertight closest candidate", {6, 11, 17, 1, 0}},
+    /* the exact-zero test 3 eq + 4; det: 2 add; neq + m_and; wt_t: 6 mul 2
+     * add, div; ge, le, 2 and; occ or; todo andnot; m_any(todo). */
+    [ROW_WT_OCC_C] = {"watertight any-hit candidate", {6, 10, 10, 1, 0}},
+    /* 9 gathers (wt_permute only renames them: no op); wt_cand as in a
+     * packet (without its m_and with todo and m_any: 5 other);
+     * vf_set1(best), m_and lanes, m_any.  mul 12, addcmp 24, other 5 + 3. */
+    [ROW_WT_ACROSS] = {"watertight across step", {12, 24, 8, 0, 9}},
+    /* the same, the triangles transposed in registers (tri_transpose_ops) */
+    [ROW_WT_ACROSS_T] = {"watertight across step (shuffles)", {12, 24, 8, 0, 0}},
+    /* the exact-zero test 3 eq + 4; det: 2 add; neq + m_and; wt_t: 6 mul 2
+     * add, div; ge, le; 2 and; m_bits; stores of t, uu, vv, det: 4. */
+    [ROW_WT_ACROSS_C] = {"watertight across candidate", {6, 10, 12, 1, 0}},
 };
 
 static int lanes_of(const char *variant) {
@@ -197,8 +238,14 @@ static int cand(const rpb_work *w, size_t i, size_t j, float best, float *t) {
         *t = tn;
         return h;
     }
+    if (w->tris && (w->flags & RP_WATERTIGHT)) {
+        rp_wt_ray wr = rp_ref_wt_setup(&r);
+        rp_wt_eval e = rp_ref_wt_eval(&r, &wr, &w->tris[j], w->flags);
+        *t = e.candidate ? rp_ref_wt_t(&wr, &e) : INFINITY;
+        return e.candidate;
+    }
     if (w->tris) {
-        rp_tri_eval e = rp_ref_tri_eval(&r, &w->tris[j], 0);
+        rp_tri_eval e = rp_ref_tri_eval(&r, &w->tris[j], w->flags);
         *t = e.candidate ? rp_ref_tri_t(&e) : INFINITY;
         return e.candidate;
     }
@@ -220,6 +267,14 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
     acc a = {0, 0, 0};
     size_t n = w->nrays, m = w->nprims;
     rpb_kernel k = w->kernel;
+    /* the triangle rows: Moller-Trumbore, or the watertight test */
+    const int wt = (k == RPB_TRI || k == RPB_OCCL) && (w->flags & RP_WATERTIGHT);
+    const int r_step = wt ? ROW_WT : ROW_TRI, r_cl = wt ? ROW_WT_C : ROW_TRI_C,
+              r_occ = wt ? ROW_WT_OCC_C : ROW_OCC_C;
+    const int r_ac = wt ? ROW_WT_ACROSS : ROW_TRI_ACROSS,
+              r_ac_t = wt ? ROW_WT_ACROSS_T : ROW_TRI_ACROSS_T,
+              r_ac_c = wt ? ROW_WT_ACROSS_C : ROW_TRI_ACROSS_C;
+
     if (k == RPB_SLAB) {
         add_row_x(&a, ROW_SLAB, (double)((n + W - 1) / W) * (double)m, W, sel_extra);
         return a;
@@ -229,9 +284,9 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
             float best = w->tmax0[i];
             for (size_t j = 0; j < m; j += W) {
                 if (k != RPB_AABB && tri_shuffles >= 0)
-                    add_row_x(&a, ROW_TRI_ACROSS_T, 1, W, tri_shuffles);
+                    add_row_x(&a, r_ac_t, 1, W, tri_shuffles);
                 else if (k != RPB_AABB)
-                    add_row(&a, ROW_TRI_ACROSS, 1, W);
+                    add_row(&a, r_ac, 1, W);
                 else if (box_shuffles >= 0)
                     add_row_x(&a, ROW_BOX_ACROSS_T, 1, W, box_shuffles);
                 else
@@ -247,7 +302,7 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
                     }
                 }
                 if (any)
-                    add_row(&a, k == RPB_AABB ? ROW_BOX_ACROSS_C : ROW_TRI_ACROSS_C, 1, W);
+                    add_row(&a, k == RPB_AABB ? ROW_BOX_ACROSS_C : r_ac_c, 1, W);
                 best = nb;
             }
         }
@@ -279,6 +334,21 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
             continue;
         }
         uint8_t done[64] = {0};
+        /* watertight: the per-lane picks unless every live lane has the
+         * same kz (wt_uniform) */
+        double picks = 0;
+        if (wt && W > 1) {
+            int kz = -1;
+            for (size_t i = i0; i < end; i++) {
+                rp_ray1 ri = ray_at(&w->rays, i, w->tmax0[i]);
+                if (!(ri.rdx == ri.rdx))
+                    continue;
+                int z = rp_ref_wt_setup(&ri).kz;
+                if (kz >= 0 && z != kz)
+                    picks = WT_PICKS;
+                kz = z;
+            }
+        }
         for (size_t j = 0; j < m; j++) {
             if (k == RPB_OCCL) {
                 int todo = 0;
@@ -287,7 +357,10 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
                 if (!todo)
                     break;
             }
-            add_row(&a, k == RPB_SPHERE ? ROW_SPH : ROW_TRI, 1, W);
+            if (k == RPB_SPHERE)
+                add_row(&a, ROW_SPH, 1, W);
+            else
+                add_row_x(&a, r_step, 1, W, picks);
             int any = 0;
             for (size_t i = i0; i < end; i++) {
                 float t;
@@ -300,7 +373,7 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
                 }
             }
             if (any)
-                add_row(&a, k == RPB_SPHERE ? ROW_SPH_C : k == RPB_OCCL ? ROW_OCC_C : ROW_TRI_C, 1, W);
+                add_row(&a, k == RPB_SPHERE ? ROW_SPH_C : k == RPB_OCCL ? r_occ : r_cl, 1, W);
         }
     }
     return a;
@@ -339,13 +412,13 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
 void rpb_bound_print_table(void) {
     printf("model core: Zen 5 (2 mul pipes, 2 add/min/max/cmp pipes, 512-bit; other ops on any of 4;"
            " div/sqrt %.0f cycles; %.0f element loads/cycle)\n", DIV_CYC, LOADS_PER_CYCLE);
-    printf("%-28s %5s %6s %6s %4s %6s %10s\n", "step (kernels.h)", "mul", "addcmp", "other", "div",
+    printf("%-34s %5s %6s %6s %4s %6s %10s\n", "step (kernels.h)", "mul", "addcmp", "other", "div",
            "gather", "cyc/vector");
     for (int r = 0; r < ROW_COUNT; r++) {
         const ops *o = &table[r].o;
         double c = fmax(fmax(o->mul / 2.0, o->add / 2.0), (o->mul + o->add + o->other) / 4.0) +
                    o->div * DIV_CYC;
-        printf("%-28s %5.0f %6.0f %6.0f %4.0f %6.0f %10.2f\n", table[r].name, o->mul, o->add,
+        printf("%-34s %5.0f %6.0f %6.0f %4.0f %6.0f %10.2f\n", table[r].name, o->mul, o->add,
                o->other, o->div, o->gather, c);
     }
 }

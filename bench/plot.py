@@ -37,7 +37,9 @@ def load(path):
         parts = name.split("/")
         if len(parts) < 3:
             continue
-        kernel, variant, shape = parts[0], parts[1], parts[2]
+        # kernel/variant/shape[/flags]: the flags (tri/avx2/packet/watertight)
+        # stay with the shape, so those rows form their own group
+        kernel, variant, shape = parts[0], parts[1], "/".join(parts[2:])
         rows.append({
             "kernel": kernel, "variant": variant, "shape": shape,
             "gtests": b.get("items_per_second", 0.0) * 1e-9,

@@ -6,7 +6,9 @@
  * table, and checks only what is not timing: raypack's variants and the
  * autovec baseline (the reference's own code) must produce the scalar
  * reference's results (a mismatch of a raypack variant is reported; of
- * autovec, which is this suite's code, it fails the run).  Timings under an
+ * autovec, which is this suite's code, it fails the run).  Each triangle
+ * flag set (rpb_flagsets: the watertight test) has its own reference, the
+ * scalar variant with the same flags.  Timings under an
  * emulator (qemu) mean nothing.
  *
  * Usage: rp_bench_smoke [--full] [--min-time=SECONDS]
@@ -77,69 +79,71 @@ int main(int argc, char **argv) {
 
     unsigned runnable = rp_isa_runnable(), native = rp_isa_native();
     int failures = 0;
-    printf("\n%-28s %10s %10s %9s %9s  %s\n", "benchmark", "Gtests/s", "cyc/test", "bound", "vs_bound",
+    printf("\n%-34s %10s %10s %9s %9s  %s\n", "benchmark", "Gtests/s", "cyc/test", "bound", "vs_bound",
            "check");
     for (int k = 0; k < RPB_KERNEL_COUNT; k++)
-        for (int s = 0; s < RPB_SHAPE_COUNT; s++) {
-            if (!rpb_case_wanted((rpb_kernel)k, (rpb_shape)s))
-                continue;
-            rpb_work w;
-            if (rpb_work_init(&w, (rpb_kernel)k, (rpb_shape)s, quick) != 0)
-                return 1;
-            result ref = {0, 0, 0};
-            int have_ref = 0;
-            /* raypack variants (scalar first: the reference), then the baselines */
-            static const int order[] = {0, 1, 2, 3, 4, -1, -2};
-            for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
-                int v = order[o];
-                rpb_impl impl = v >= 0 ? RPB_IMPL_RAYPACK : v == -1 ? RPB_IMPL_NAIVE : RPB_IMPL_AUTOVEC;
-                const char *vname = v >= 0 ? rp_isa_name((rp_isa)v) : v == -1 ? "naive" : "autovec";
-                if (impl == RPB_IMPL_RAYPACK && !(runnable & (1u << v)))
+        for (int s = 0; s < RPB_SHAPE_COUNT; s++)
+            for (int f = 0; f < RPB_FLAGSET_COUNT; f++) {
+                unsigned fl = rpb_flagsets[f];
+                if (!rpb_case_wanted((rpb_kernel)k, (rpb_shape)s, fl))
                     continue;
-#ifndef RPB_HAVE_AUTOVEC
-                if (impl == RPB_IMPL_AUTOVEC)
-                    continue;
-#endif
-                if (!rpb_impl_has(impl, (rpb_kernel)k, (rpb_shape)s))
-                    continue;
-                if (impl == RPB_IMPL_RAYPACK && rp_set_isa((rp_isa)v) != RP_OK)
-                    continue;
-                result r;
-                if (run_one(&w, impl, &r) != 0)
+                rpb_work w;
+                if (rpb_work_init(&w, (rpb_kernel)k, (rpb_shape)s, fl, quick) != 0)
                     return 1;
-                const char *check = "";
-                if (impl == RPB_IMPL_RAYPACK && v == RP_ISA_SCALAR) {
-                    ref = r;
-                    have_ref = 1;
-                    check = "reference";
-                } else if (have_ref && impl == RPB_IMPL_NAIVE) {
-                    check = r.digest_hits == ref.digest_hits ? "same hits" : "hits differ (seed rules; informative)";
-                } else if (have_ref) {
-                    if (r.digest == ref.digest) {
-                        check = "= reference";
-                    } else if (impl == RPB_IMPL_AUTOVEC) {
-                        check = "MISMATCH (autovec is the reference's code: bench bug)";
-                        failures++;
-                    } else {
-                        check = "MISMATCH with the reference (rp_check should catch this)";
+                result ref = {0, 0, 0};
+                int have_ref = 0;
+                /* raypack variants (scalar first: the reference), then the baselines */
+                static const int order[] = {0, 1, 2, 3, 4, -1, -2};
+                for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
+                    int v = order[o];
+                    rpb_impl impl = v >= 0 ? RPB_IMPL_RAYPACK : v == -1 ? RPB_IMPL_NAIVE : RPB_IMPL_AUTOVEC;
+                    const char *vname = v >= 0 ? rp_isa_name((rp_isa)v) : v == -1 ? "naive" : "autovec";
+                    if (impl == RPB_IMPL_RAYPACK && !(runnable & (1u << v)))
+                        continue;
+    #ifndef RPB_HAVE_AUTOVEC
+                    if (impl == RPB_IMPL_AUTOVEC)
+                        continue;
+    #endif
+                    if (!rpb_impl_has(impl, (rpb_kernel)k, (rpb_shape)s, fl))
+                        continue;
+                    if (impl == RPB_IMPL_RAYPACK && rp_set_isa((rp_isa)v) != RP_OK)
+                        continue;
+                    result r;
+                    if (run_one(&w, impl, &r) != 0)
+                        return 1;
+                    const char *check = "";
+                    if (impl == RPB_IMPL_RAYPACK && v == RP_ISA_SCALAR) {
+                        ref = r;
+                        have_ref = 1;
+                        check = "reference";
+                    } else if (have_ref && impl == RPB_IMPL_NAIVE) {
+                        check = r.digest_hits == ref.digest_hits ? "same hits" : "hits differ (seed rules; informative)";
+                    } else if (have_ref) {
+                        if (r.digest == ref.digest) {
+                            check = "= reference";
+                        } else if (impl == RPB_IMPL_AUTOVEC) {
+                            check = "MISMATCH (autovec is the reference's code: bench bug)";
+                            failures++;
+                        } else {
+                            check = "MISMATCH with the reference (rp_check should catch this)";
+                        }
                     }
+                    double tests = rpb_work_tests(&w);
+                    double cyc = r.sec_per_iter * hz / tests;
+                    rpb_bound b = rpb_bound_for(&w, vname, bw / hz);
+                    char name[64], bstr[16] = "-", vstr[16] = "-";
+                    snprintf(name, sizeof name, "%s/%s/%s%s%s", rpb_kernel_name((rpb_kernel)k), vname,
+                             rpb_shape_name((rpb_shape)s), fl ? "/" : "", rpb_flags_name(fl));
+                    if (b.known) {
+                        snprintf(bstr, sizeof bstr, "%.3f", b.cycles);
+                        snprintf(vstr, sizeof vstr, "%.2f", cyc / b.cycles);
+                    }
+                    printf("%-34s %10.4f %10.3f %9s %9s  %s%s\n", name, tests / r.sec_per_iter * 1e-9, cyc,
+                           bstr, vstr, check,
+                           impl == RPB_IMPL_RAYPACK && !(native & (1u << v)) ? " [emulated via SIMDe]" : "");
                 }
-                double tests = rpb_work_tests(&w);
-                double cyc = r.sec_per_iter * hz / tests;
-                rpb_bound b = rpb_bound_for(&w, vname, bw / hz);
-                char name[64], bstr[16] = "-", vstr[16] = "-";
-                snprintf(name, sizeof name, "%s/%s/%s", rpb_kernel_name((rpb_kernel)k), vname,
-                         rpb_shape_name((rpb_shape)s));
-                if (b.known) {
-                    snprintf(bstr, sizeof bstr, "%.3f", b.cycles);
-                    snprintf(vstr, sizeof vstr, "%.2f", cyc / b.cycles);
-                }
-                printf("%-28s %10.4f %10.3f %9s %9s  %s%s\n", name, tests / r.sec_per_iter * 1e-9, cyc,
-                       bstr, vstr, check,
-                       impl == RPB_IMPL_RAYPACK && !(native & (1u << v)) ? " [emulated via SIMDe]" : "");
+                rpb_work_free(&w);
             }
-            rpb_work_free(&w);
-        }
     rp_set_isa(RP_ISA_AUTO);
     if (failures) {
         printf("rp_bench_smoke: %d failure(s)\n", failures);

@@ -13,6 +13,16 @@
 
 #include "bench.h"
 
+const unsigned rpb_flagsets[RPB_FLAGSET_COUNT] = {0u, RP_WATERTIGHT};
+
+const char *rpb_flags_name(unsigned flags) {
+    switch (flags) {
+    case 0: return "";
+    case RP_WATERTIGHT: return "watertight";
+    default: return "?";
+    }
+}
+
 const char *rpb_kernel_name(rpb_kernel k) {
     static const char *const n[RPB_KERNEL_COUNT] = {"aabb", "slab", "tri", "occluded", "sphere"};
     return (unsigned)k < RPB_KERNEL_COUNT ? n[k] : "?";
@@ -34,8 +44,14 @@ void rpb_shape_size(rpb_shape s, int quick, size_t *nrays, size_t *nprims) {
 
 /* Issue #4: packet for boxes (closest and per-box slab), triangles and
  * spheres; stream for the slab; picking for boxes and triangles; 64 x 64
- * closest hit (and any hit, to compare with rtcOccluded). */
-int rpb_case_wanted(rpb_kernel k, rpb_shape s) {
+ * closest hit (and any hit, to compare with rtcOccluded).  The watertight
+ * test: triangle packets, triangle picking and 64 x 64 any hit. */
+int rpb_case_wanted(rpb_kernel k, rpb_shape s, unsigned flags) {
+    if (flags == RP_WATERTIGHT)
+        return (k == RPB_TRI && (s == RPB_PACKET || s == RPB_PICK)) ||
+               (k == RPB_OCCL && s == RPB_SMALL);
+    if (flags != 0)
+        return 0;
     switch (k) {
     case RPB_AABB: return s == RPB_PACKET || s == RPB_PICK;
     case RPB_SLAB: return s == RPB_PACKET || s == RPB_STREAM;
@@ -46,8 +62,10 @@ int rpb_case_wanted(rpb_kernel k, rpb_shape s) {
     }
 }
 
-int rpb_impl_has(rpb_impl impl, rpb_kernel k, rpb_shape s) {
-    if (!rpb_case_wanted(k, s))
+int rpb_impl_has(rpb_impl impl, rpb_kernel k, rpb_shape s, unsigned flags) {
+    if (!rpb_case_wanted(k, s, flags))
+        return 0;
+    if (impl != RPB_IMPL_RAYPACK && flags != 0) /* the baselines: Moller-Trumbore only */
         return 0;
     switch (impl) {
     case RPB_IMPL_RAYPACK:
@@ -98,11 +116,17 @@ static void *xcalloc(size_t n, size_t sz) {
     return p;
 }
 
-int rpb_work_init(rpb_work *w, rpb_kernel k, rpb_shape s, int quick) {
+int rpb_work_init(rpb_work *w, rpb_kernel k, rpb_shape s, unsigned flags, int quick) {
     memset(w, 0, sizeof *w);
+    if (flags != 0 && k != RPB_TRI && k != RPB_OCCL) {
+        fprintf(stderr, "rp_bench: flags %#x for a kernel without flags\n", flags);
+        return -1;
+    }
     w->kernel = k;
     w->shape = s;
+    w->flags = flags;
     rpb_shape_size(s, quick, &w->nrays, &w->nprims);
+    /* the seed ignores flags: the watertight rows see the same data */
     rng_state = 0x9E3779B97F4A7C15ull ^ ((uint64_t)k << 8 | (uint64_t)s);
 
     rp_status st = rp_rays_alloc(w->nrays, &w->rays);
@@ -194,7 +218,7 @@ rp_status rpb_run_raypack(rpb_work *w) {
         return st;
     case RPB_OCCL:
         memset(w->occluded, 0, w->nrays);
-        return rp_occluded_triangle(r, NULL, w->tris, w->nprims, 0, w->occluded);
+        return rp_occluded_triangle(r, NULL, w->tris, w->nprims, w->flags, w->occluded);
     default:
         break;
     }
@@ -205,7 +229,7 @@ rp_status rpb_run_raypack(rpb_work *w) {
         return st;
     switch (w->kernel) {
     case RPB_AABB: return rp_closest_aabb(r, NULL, w->boxes, w->nprims, 0, &w->hits);
-    case RPB_TRI: return rp_closest_triangle(r, NULL, w->tris, w->nprims, 0, 0, &w->hits);
+    case RPB_TRI: return rp_closest_triangle(r, NULL, w->tris, w->nprims, 0, w->flags, &w->hits);
     case RPB_SPHERE: return rp_closest_sphere(r, NULL, w->spheres, w->nprims, 0, &w->hits);
     default: return RP_ERR_INVALID;
     }
