@@ -259,24 +259,40 @@ static inline void rp_ref_wt_vertex(const rp_ray1 *r, const rp_wt_ray *w,
     *z = qz;
 }
 
-/* The three 2D edge functions in double, where one of them is exactly 0 in
- * float: the products of floats are exact in double and the difference is
- * rounded once, so its sign is the exact sign (pbrt-v4 does the same).  The
- * results go back to float (a tiny value may round to a zero of its sign,
- * which the test then counts as "on the edge": inclusive on both sides).
- * Shared by the reference and every SIMD variant's rare scalar path. */
-static inline void rp_ref_wt_exact(float ax, float ay, float bx, float by, float cx,
-                                   float cy, float *u, float *v, float *w) {
+/* The three 2D edge functions in double, where one of them is 0 or NaN in
+ * float: the products of floats are exact in double (they cannot overflow
+ * there either) and the difference is rounded once, so its sign is the
+ * exact sign (pbrt-v4 recomputes the same way).  The inside decision is
+ * made on these double values (returned: 1 if all three are >= 0 or all
+ * <= 0); then they go back to float for det, t, u and v, where a tiny one
+ * may become a zero.  Deciding on the doubles keeps a sign that the float
+ * conversion would lose, so a nonzero, non-NaN float edge function always
+ * has the sign the decision uses (rounding is monotonic, overflow
+ * included): a SIMD variant may test that sign first and send only the
+ * undecided lanes here.  Shared by the reference and every SIMD variant's
+ * rare scalar path. */
+static inline int rp_ref_wt_exact(float ax, float ay, float bx, float by, float cx,
+                                  float cy, float *u, float *v, float *w) {
     double p, q;
-    p = (double)cx * (double)by; q = (double)cy * (double)bx; *u = (float)(p - q);
-    p = (double)ax * (double)cy; q = (double)ay * (double)cx; *v = (float)(p - q);
-    p = (double)bx * (double)ay; q = (double)by * (double)ax; *w = (float)(p - q);
+    p = (double)cx * (double)by; q = (double)cy * (double)bx; double du = p - q;
+    p = (double)ax * (double)cy; q = (double)ay * (double)cx; double dv = p - q;
+    p = (double)bx * (double)ay; q = (double)by * (double)ax; double dw = p - q;
+    int neg = (du <= 0.0) & (dv <= 0.0) & (dw <= 0.0);
+    int pos = (du >= 0.0) & (dv >= 0.0) & (dw >= 0.0);
+    *u = (float)du;
+    *v = (float)dv;
+    *w = (float)dw;
+    return neg | pos;
 }
+
+/* 0 or NaN: the float edge function does not decide (see rp_ref_wt_exact). */
+static inline int rp_ref_wt_undecided(float x) { return !((x < 0.0f) | (x > 0.0f)); }
 
 /* The watertight test of one ray and one triangle, up to the candidate
  * decision (no division).  U, V, W are the edge functions of the edges
  * v1-v2, v2-v0 and v0-v1 at the origin: a candidate has all three >= 0 or
- * all three <= 0 (edges and vertices included), det = (U + V) + W != 0 and
+ * all three <= 0 (edges and vertices included; where one is 0 or NaN in
+ * float, decided on the exact values), det = (U + V) + W != 0 and
  * a valid ray; with RP_CULL_BACKFACE det, signed by d[kz], must be > 0.
  * Then t = T / det with T = (U * z0 + V * z1) + W * z2 and zk = sz * vk[kz]
  * (rp_ref_wt_t), and the barycentrics u = V / det, v = W / det. */
@@ -296,15 +312,19 @@ static inline rp_wt_eval rp_ref_wt_eval(const rp_ray1 *r, const rp_wt_ray *w,
     a = cx * by; b = cy * bx; e.u = a - b;
     a = ax * cy; b = ay * cx; e.v = a - b;
     a = bx * ay; b = by * ax; e.w = a - b;
-    if ((e.u == 0.0f) | (e.v == 0.0f) | (e.w == 0.0f))
-        rp_ref_wt_exact(ax, ay, bx, by, cx, cy, &e.u, &e.v, &e.w);
-    int neg = (e.u <= 0.0f) & (e.v <= 0.0f) & (e.w <= 0.0f);
-    int pos = (e.u >= 0.0f) & (e.v >= 0.0f) & (e.w >= 0.0f);
+    int inside;
+    if (rp_ref_wt_undecided(e.u) | rp_ref_wt_undecided(e.v) | rp_ref_wt_undecided(e.w)) {
+        inside = rp_ref_wt_exact(ax, ay, bx, by, cx, cy, &e.u, &e.v, &e.w);
+    } else {
+        int neg = (e.u < 0.0f) & (e.v < 0.0f) & (e.w < 0.0f);
+        int pos = (e.u > 0.0f) & (e.v > 0.0f) & (e.w > 0.0f);
+        inside = neg | pos;
+    }
     e.det = e.u + e.v;
     e.det = e.det + e.w;
     int usable = (flags & RP_CULL_BACKFACE) ? (rp_xorsign(e.det, w->dkz) > 0.0f)
                                             : (e.det != 0.0f);
-    e.candidate = (neg | pos) & usable & (r->rdx == r->rdx);
+    e.candidate = inside & usable & (r->rdx == r->rdx);
     return e;
 }
 

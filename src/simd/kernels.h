@@ -428,14 +428,24 @@ RP_INLINE vm plane_cand(const vray *r, const vprim *p, veval *e) {
     return vf_neq(denom, vf_set1(0.0f));
 }
 
-/* The lanes of z: rp_ref_wt_exact, lane by lane (rare: an edge function
- * exactly 0 in float).  xy: the sheared ax, ay, bx, by, cx, cy. */
+/* The lanes of bits: rp_ref_wt_exact, lane by lane (rare: an edge function
+ * 0 or NaN in float); in[k] = its inside decision.  xy: the sheared ax, ay,
+ * bx, by, cx, cy. */
 static RP_NOINLINE void wt_exact_lanes(unsigned bits, float xy[6][V_W], float *u, float *v,
-                                       float *w) {
+                                       float *w, uint8_t *in) {
     for (int k = 0; k < V_W; k++)
-        if ((bits >> k) & 1u)
-            rp_ref_wt_exact(xy[0][k], xy[1][k], xy[2][k], xy[3][k], xy[4][k], xy[5][k],
-                            &u[k], &v[k], &w[k]);
+        in[k] = ((bits >> k) & 1u) &&
+                rp_ref_wt_exact(xy[0][k], xy[1][k], xy[2][k], xy[3][k], xy[4][k], xy[5][k],
+                                &u[k], &v[k], &w[k]);
+}
+
+/* The lanes where an edge function is 0 or NaN (rp_ref_wt_undecided). */
+RP_INLINE vm wt_undecided(const veval *e) {
+    vf zero = vf_set1(0.0f);
+    vm du = m_or(vf_lt(e->wu, zero), vf_gt(e->wu, zero));
+    vm dv = m_or(vf_lt(e->uu, zero), vf_gt(e->uu, zero));
+    vm dw = m_or(vf_lt(e->vv, zero), vf_gt(e->vv, zero));
+    return m_andnot(m_lanes(V_W), m_and(m_and(du, dv), dw));
 }
 
 /* The vertices of a triangle (9 floats at p) in the ray's frame, lane by
@@ -467,12 +477,24 @@ RP_INLINE void wt_permute(const vray *r, const vprim *f, vprim *out) {
     }
 }
 
+/* The inside test of U, V, W on float values (NaN is neither): the
+ * reference's for lanes where no edge function is 0 or NaN. */
+RP_INLINE vm wt_inside(const veval *e) {
+    vf zero = vf_set1(0.0f);
+    vm neg = m_and(m_and(vf_le(e->wu, zero), vf_le(e->uu, zero)), vf_le(e->vv, zero));
+    vm pos = m_and(m_and(vf_ge(e->wu, zero), vf_ge(e->uu, zero)), vf_ge(e->vv, zero));
+    return m_or(neg, pos);
+}
+
 /* rp_ref_wt_eval up to the inside decision, the vertices already in the
- * ray's frame (wt_pick / wt_permute).  Without exact, the float edge
- * functions only: a lane can change by the double recomputation only if it
- * is inside in float (a nonzero float edge function already has the exact
- * sign), so tri_late redoes the test with exact, on the rare steps where an
- * inside lane has a zero edge function.  det and culling: tri_late. */
+ * ray's frame (wt_pick / wt_permute).  Without exact (the hot path): the
+ * float edge functions only, and the lanes that may be candidates: not
+ * (some edge function < 0 and some > 0).  A nonzero float edge function
+ * that is not NaN has the exact sign even when a product overflows
+ * (rounding is monotonic), so the double recomputation of the reference
+ * can turn such a lane into a candidate only if a zero or a NaN makes it
+ * look undecided here; tri_late then decides exactly, on those rare steps.
+ * With exact: as the reference, returning the lanes inside. */
 RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
     const vf *f = p->f;
     vf xy[6], z[3], a;
@@ -490,29 +512,37 @@ RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
     a = vf_mul(cx, by); b = vf_mul(cy, bx); vf u = vf_sub(a, b);
     a = vf_mul(ax, cy); b = vf_mul(ay, cx); vf v = vf_sub(a, b);
     a = vf_mul(bx, ay); b = vf_mul(by, ax); vf w = vf_sub(a, b);
-    vf zero = vf_set1(0.0f);
-    vm ez = m_or(m_or(vf_eq(u, zero), vf_eq(v, zero)), vf_eq(w, zero));
-    if (exact && m_any(ez)) {
-        float xs[6][V_W], us[V_W], vs[V_W], ws[V_W];
-        for (int k = 0; k < 6; k++)
-            vf_storeu(xs[k], xy[k]);
-        vf_storeu(us, u);
-        vf_storeu(vs, v);
-        vf_storeu(ws, w);
-        wt_exact_lanes(m_bits(ez), xs, us, vs, ws);
-        u = vf_loadu(us);
-        v = vf_loadu(vs);
-        w = vf_loadu(ws);
-    }
-    vm neg = m_and(m_and(vf_le(u, zero), vf_le(v, zero)), vf_le(w, zero));
-    vm pos = m_and(m_and(vf_ge(u, zero), vf_ge(v, zero)), vf_ge(w, zero));
     e->wu = u;
     e->uu = v; /* u = V / det, v = W / det, as Moller-Trumbore's uu, vv */
     e->vv = w;
     e->wz0 = z[0];
     e->wz1 = z[1];
     e->wz2 = z[2];
-    return m_or(neg, pos);
+    vf zero = vf_set1(0.0f);
+    if (!exact) {
+        vm lt = m_or(m_or(vf_lt(u, zero), vf_lt(v, zero)), vf_lt(w, zero));
+        vm gt = m_or(m_or(vf_gt(u, zero), vf_gt(v, zero)), vf_gt(w, zero));
+        return m_andnot(m_lanes(V_W), m_and(lt, gt));
+    }
+    /* the reference's decision: float signs where all three decide, the
+     * exact one (rp_ref_wt_exact) in the other lanes */
+    vm in = wt_inside(e);
+    vm und = wt_undecided(e);
+    if (m_any(und)) {
+        float xs[6][V_W], us[V_W], vs[V_W], ws[V_W];
+        uint8_t ib[V_W];
+        for (int k = 0; k < 6; k++)
+            vf_storeu(xs[k], xy[k]);
+        vf_storeu(us, u);
+        vf_storeu(vs, v);
+        vf_storeu(ws, w);
+        wt_exact_lanes(m_bits(und), xs, us, vs, ws, ib);
+        e->wu = vf_loadu(us);
+        e->uu = vf_loadu(vs);
+        e->vv = vf_loadu(ws);
+        in = m_or(m_andnot(in, und), m_and(m_from_bytes(ib), und));
+    }
+    return in;
 }
 
 /* rp_ref_wt_t */
@@ -558,14 +588,15 @@ RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
                       const vprim *f, vm c, veval *e) {
     vf zero = vf_set1(0.0f);
     if (kind == K_WT) {
-        vm ez = m_or(m_or(vf_eq(e->wu, zero), vf_eq(e->uu, zero)), vf_eq(e->vv, zero));
-        if (m_any(m_and(c, ez))) {
+        if (m_any(m_and(c, wt_undecided(e)))) {
             vprim pv;
             if (!f) {
                 wt_pick(r, p, pv.f);
                 f = &pv;
             }
             c = m_and(c, wt_cand(r, f, e, 1));
+        } else {
+            c = m_and(c, wt_inside(e)); /* every lane of c decided in float */
         }
         vf det = vf_add(e->wu, e->uu);
         e->det = vf_add(det, e->vv);
@@ -679,7 +710,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
             e.t = tn;
         } else if (kind == K_WT) {
             wt_pick(&r, j + 1 < count ? p : last, pv.f);
-            c = wt_cand(&r, &pv, &e, 0);
+            c = m_and(wt_cand(&r, &pv, &e, 0), live); /* a NaN lane is undecided there */
         } else {
             bc_prim(p, nf, &pv);
             c = test_cand(kind, &r, &pv, best, flags, 0, &e);

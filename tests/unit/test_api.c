@@ -357,7 +357,7 @@ static void test_closest(int k) {
     }
     if (k == 1) {
         reset(0);
-        expect(closest(k, &W.b.r, NULL, P, 2, 0, 2u, &W.b.h), RP_ERR_INVALID, "closest triangle: flags 2");
+        expect(closest(k, &W.b.r, NULL, P, 2, 0, 4u, &W.b.h), RP_ERR_INVALID, "closest triangle: flags 4");
         reset(0);
         expect(closest(k, &W.b.r, NULL, P, 2, 0, 0x80000000u | RP_CULL_BACKFACE, &W.b.h), RP_ERR_INVALID,
                "closest triangle: flags 0x80000001");
