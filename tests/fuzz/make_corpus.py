@@ -2,7 +2,8 @@
 """make_corpus.py - writes the seed corpus of the differential fuzzer into
 tests/fuzz/corpus/ (run from anywhere; deterministic, so re-running it gives
 the same files).  The byte format is described at the top of rp_fuzz.c:
-a 10-byte header, then values.  Each seed covers a kernel with some odd
+a 10-byte header, then values.  Byte 0 is kernel + 6 * environment, plus 42
+for RP_WATERTIGHT (triangle kernels): seeds named wt_* set it.  Each seed covers a kernel with some odd
 batch size, flags, pointer offsets, NaN mode or a hand-made edge case (origin
 on a face, -0.0 direction, ties, shared edges); values not given come from
 the target's PRNG, so short seeds still describe full batches.
@@ -17,7 +18,7 @@ K = {"intersect_aabb": 0, "closest_aabb": 1, "closest_triangle": 2,
      "occluded_triangle": 3, "closest_sphere": 4, "closest_plane": 5}
 
 # floating-point environments (tests/fpenv.h's order): byte 0 is
-# kernel + 6 * environment
+# kernel + 6 * environment (+ 42 for RP_WATERTIGHT)
 FPENV = {"default": 0, "ftz": 1, "daz": 2, "flush": 3, "upward": 4,
          "downward": 5, "towardzero": 6}
 
@@ -30,12 +31,13 @@ SP = {"0": 0, "-0": 1, "1": 2, "-1": 3, "inf": 4, "-inf": 5, "nan": 6,
 
 def header(kernel, n, count, active=0, cull=0, tnear_null=0, tfar_null=0,
            prefill=0, std=1, chunks=1, in_off=0, out_off=0, shift=31,
-           nan_mode=0, aim=0, base=0, fpenv="default"):
+           nan_mode=0, aim=0, base=0, fpenv="default", wt=0):
     b3 = (active | cull << 1 | tnear_null << 2 | tfar_null << 3 |
           prefill << 4 | std << 5 | (chunks - 1) << 6)
     b4 = in_off | out_off << 4
     b5 = shift | nan_mode << 5 | aim << 7
-    b0 = K[kernel] + len(K) * FPENV[fpenv]
+    assert not wt or kernel in ("closest_triangle", "occluded_triangle")
+    b0 = K[kernel] + len(K) * FPENV[fpenv] + len(K) * len(FPENV) * wt
     return bytes([b0, n, count, b3, b4, b5]) + struct.pack("<I", base)
 
 
@@ -192,6 +194,143 @@ def seeds():
         out[f"fpenv_{env}_denormal_interval_closest"] = (
             header("closest_aabb", 5, 2, std=0, fpenv=env) + unit_box + unit_box +
             den_rays)
+    out.update(watertight_seeds())
+    return out
+
+
+def watertight_seeds():
+    """RP_WATERTIGHT (b0 in [42, 84)) on both triangle kernels: PRNG
+    batches aimed at triangles (vertices and edges included), culling on and
+    off, NaN modes, environments, and closed meshes hit through shared edges
+    and vertices, near edge-on triangles and far-away geometry (what the
+    conservative box property rp_ref_slab_wt is about)."""
+    out = {}
+    tri_kernels = {"closest_triangle": "closest", "occluded_triangle": "occluded"}
+    sizes = [(1, 1), (4, 2), (5, 3), (8, 5), (16, 9), (17, 16), (33, 32),
+             (100, 7)]
+    for name, short in tri_kernels.items():
+        for i, (n, count) in enumerate(sizes):
+            for cull in (0, 1):
+                out[f"wt_{short}_n{n}_c{count}_cull{cull}"] = header(
+                    name, n, count, wt=1, cull=cull, aim=1 if i != 3 else 0,
+                    active=i & 1, prefill=(i >> 1) & 1, std=(i + 1) & 1,
+                    chunks=1 + i % 4, in_off=(5 * i) % 16, out_off=(3 * i) % 16,
+                    shift=(7 * i) % 32, base=0x9E3779B9)
+        for mode in (1, 2, 3):
+            out[f"wt_{short}_nan{mode}"] = header(
+                name, 37, 7, wt=1, nan_mode=mode, active=1, prefill=1, chunks=2,
+                cull=mode & 1)
+        for env in ("ftz", "daz", "flush", "upward", "downward", "towardzero"):
+            out[f"wt_{short}_fpenv_{env}"] = header(
+                name, 29, 6, wt=1, std=0, aim=1, prefill=1, fpenv=env,
+                cull=env in ("daz", "upward", "towardzero"), in_off=3, out_off=7)
+
+    # two triangles sharing an edge (the seeds above without the flag): rays
+    # through the edge, through a vertex, from both sides
+    tri_a = vals(-1, -1, 0, 1, -1, 0, -1, 1, 0)
+    tri_b = vals(1, -1, 0, 1, 1, 0, -1, 1, 0)
+    edge_rays = (vals(0, 0, -2, 0, 0, 1) + vals(0, 0, 2, 0, 0, -1) +
+                 vals(-1, -1, -2, 0, 0, 1) + vals(0.5, -0.5, -2, 0, 0, 1) +
+                 vals(1, 1, 2, "-0", 0, -1) + vals(-3, -3, -3, 1, 1, 1.5) +
+                 vals(0.1, 0.1, -7, -0.025, -0.025, 1))
+    for cull in (0, 1):
+        out[f"wt_triangle_shared_edge_cull{cull}"] = (
+            header("closest_triangle", 7, 3, cull=cull, wt=1) + tri_a + tri_b +
+            tri_a + edge_rays)
+        out[f"wt_occluded_shared_edge_cull{cull}"] = (
+            header("occluded_triangle", 7, 2, cull=cull, wt=1) + tri_a + tri_b +
+            edge_rays)
+
+    # a closed octahedron (vertices +-1 on the axes, faces wound outward):
+    # rays from inside through vertices, edges and face centres must hit,
+    # and rays from outside through a vertex or an edge
+    octa = b""
+    for sx in (1, -1):
+        for sy in (1, -1):
+            for sz in (1, -1):
+                a, b, c = (sx, 0, 0), (0, sy, 0), (0, 0, sz)
+                if sx * sy * sz < 0:
+                    b, c = c, b
+                octa += vals(*a, *b, *c)
+    inside = (vals(0, 0, 0, 1, 0, 0) + vals(0, 0, 0, 0, -1, 0) +
+              vals(0, 0, 0, 1, 1, 0) + vals(0, 0, 0, 1, -1, 0) +
+              vals(0, 0, 0, -1, 0, 1) + vals(0, 0, 0, 1, 1, 1) +
+              vals(0, 0, 0, 0.5, 0.25, -0.25) + vals(0.25, 0, 0, -1, 1, 0) +
+              vals(0, 0.25, -0.25, 0, "-0", 1) + vals(0.5, 0.25, 0.25, 1, -1, -1))
+    outside = (vals(-4, 0, 0, 1, 0, 0) + vals(3, 3, 0, -1, -1, 0) +
+               vals(0, 2, 2, 0, -1, -1) + vals(-2, 0, 3, 1, 0, -1.5) +
+               vals(5, 5, 5, -1, -1, -1) + vals(0, -3, 0, "-0", 1, 0))
+    for cull in (0, 1):
+        out[f"wt_octahedron_inside_cull{cull}"] = (
+            header("closest_triangle", 10, 8, cull=cull, wt=1, chunks=3) +
+            octa + inside)
+        out[f"wt_octahedron_outside_cull{cull}"] = (
+            header("occluded_triangle", 6, 8, cull=cull, wt=1) + octa + outside)
+
+    # near edge-on triangles (the ray almost in their plane): t is a mean of
+    # the vertices' kz distances, the case rp_ref_slab_wt's range test is for
+    flat = vals(-1, -1, 0, 1, -1, 0, 0, 1, 0) + vals(-1, 0, -1, 1, 0, -1, 0, 0, 1)
+    edge_on = (vals(-4, 0, 0, 1, 0, "1e-20") + vals(-4, 0.25, 2.0 ** -20, 1, 0, 0) +
+               vals(0, -4, -2.0 ** -22, 0, 1, 2.0 ** -20) +
+               vals(-4, 0, 2.0 ** -24, 1, 2.0 ** -10, -2.0 ** -24) +
+               vals(-3, 0.5, 0, 1, -0.125, 2.0 ** -23) + vals(0, 0, 0, 1, 0, 0))
+    for cull in (0, 1):
+        out[f"wt_edge_on_cull{cull}"] = (
+            header("closest_triangle", 6, 2, cull=cull, wt=1) + flat + edge_on)
+
+    # far from the origin: a triangle pair sharing an edge around 2^20 and
+    # 1e20-ish coordinates, rays from near and far (the pad's |o| + |box|)
+    big = [1048576.0, 1048577.0, 1048578.0]
+    far_tris = (vals(big[0], big[0], big[1], big[2], big[0], big[1], big[0], big[2], big[1]) +
+                vals(big[2], big[0], big[1], big[2], big[2], big[1], big[0], big[2], big[1]))
+    far_rays = (vals(big[1], big[1], 0, 0, 0, 1) +
+                vals(0, 0, 0, big[1], big[1], big[1]) +
+                vals(big[1], big[1], 2.0 * big[2], "-0", 0, -1) +
+                vals(-big[2], 3, -7, 2.0 * big[1] + big[2], big[1] - 3, big[1] + 7))
+    for cull in (0, 1):
+        out[f"wt_far_shared_edge_cull{cull}"] = (
+            header("closest_triangle", 4, 2, cull=cull, wt=1) + far_tris + far_rays)
+    huge = (vals("1e20", 0, 0, 0, "1e20", 0, 0, 0, "1e20") +
+            vals("fltmax", 0, 0, 0, "fltmax", 0, 0, 0, "fltmax"))
+    huge_rays = (vals(0, 0, 0, 1, 1, 1) + vals(-1, -1, -1, 1, 1, 1) +
+                 vals(0, 0, 0, "1e20", "1e20", "1e20") + vals(1, 1, 1, -1, -1, -1))
+    out["wt_huge_triangles"] = (header("closest_triangle", 4, 2, wt=1) + huge +
+                                huge_rays)
+    # equal |d| components (kz is the first largest: x, then y, then z) and
+    # -0.0 components, through the shared edge and vertex
+    ties = (vals(-2, -2, -2, 1, 1, 1) + vals(2, 2, 2, -1, -1, -1) +
+            vals(0, 0, -3, "-0", "-0", 1) + vals(-3, 0, -3, 1, "-0", 1) +
+            vals(2, -1, -2, -1, 0, 1) + vals(1, 0, 1, -1, 0, -1))
+    for cull in (0, 1):
+        out[f"wt_kz_ties_cull{cull}"] = (
+            header("occluded_triangle", 6, 2, cull=cull, wt=1) + tri_a + tri_b + ties)
+    # degenerate triangles (zero area, a point, NaN vertex) before a good one
+    out["wt_triangle_degenerate"] = (
+        header("closest_triangle", 3, 4, wt=1) + vals(0, 0, 0, 1, 1, 0, 2, 2, 0) +
+        vals(0, 0, 0) * 3 + vals("nan", 0, 0, 1, 0, 0, 0, 1, 0) + tri_a +
+        vals(-0.5, -0.5, -1, 0, 0, 1) * 3)
+    # extreme magnitudes: overflow to inf, denormal directions
+    out["wt_extreme_magnitudes"] = (
+        header("closest_triangle", 3, 1, wt=1) +
+        vals("fltmax", "-fltmax", 0, "-fltmax", "fltmax", 0, 0, 0, "fltmax") +
+        vals("denorm", 0, -1, "denorm", "-denorm", 1) +
+        vals(0, 0, "-fltmax", 0, 0, "fltmax") +
+        vals("1e20", "1e-20", 0, -1, 0, "1e-20"))
+    # explicit intervals: t exactly tmin or tmax, empty, NaN (t = 2 here)
+    out["wt_intervals"] = (
+        header("occluded_triangle", 5, 1, std=0, wt=1) + tri_a +
+        vals(-0.5, -0.5, -2, 0, 0, 1, 2, 3) + vals(-0.5, -0.5, -2, 0, 0, 1, 0, 2) +
+        vals(-0.5, -0.5, -2, 0, 0, 1, 3, 1) + vals(-0.5, -0.5, -2, 0, 0, 1, "nan", 5) +
+        vals(-0.5, -0.5, -2, 0, 0, 1, "-inf", 1.75))
+    # DAZ / flush with denormal vertices and origins on the shared edge
+    den_tris = (vals("denorm", "-denorm", 0, 1, "-denorm", 0, "denorm", 1, 0) +
+                vals(1, "-denorm", 0, 1, 1, 0, "denorm", 1, 0))
+    den_rays = (vals("denorm", 0, -1, 0, 0, 1) + vals(0, "-denorm", 1, 0, 0, -1) +
+                vals(0.5, 0.5, -1, "denorm", "-denorm", 1) +
+                vals(1, 1, 1, "-0", "denorm", -1))
+    for env in ("daz", "flush", "ftz"):
+        out[f"wt_fpenv_{env}_denormal_vertices"] = (
+            header("closest_triangle", 4, 2, wt=1, fpenv=env) + den_tris + den_rays)
     return out
 
 

@@ -57,7 +57,9 @@
  * last 16 values, c < 208 two more bytes as a value in [-16, 16), else four
  * more bytes as raw float bits.  tests/fuzz/make_corpus.py writes seeds.
  *
- * Environment: RP_FUZZ_VERBOSE=1 prints one line per case.
+ * Environment: RP_FUZZ_VERBOSE=1 prints one line per case (and how many
+ * watertight hits the box property was checked on); RP_FUZZ_WT_BOX=0 skips
+ * the box property (to keep fuzzing the variants while it is known broken).
  */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <float.h>
@@ -649,14 +651,301 @@ static void run_in_env(const fcase *c, rp_isa isa, result *r) {
 }
 
 /* ------------------------------------------------------------------ */
+/* The conservative box property of rp_ref_slab_wt (triangle cases)     */
+/* ------------------------------------------------------------------ */
+#if defined(__GNUC__)
+#define RP_NOINLINE __attribute__((noinline))
+#else
+#define RP_NOINLINE
+#endif
+
+/* Boxes tried per (ray, triangle): each contains the triangle. */
+enum { WB_EXACT, WB_ULP, WB_OTHER, WB_ALL, WB_COUNT };
+static const char *const wt_box_names[WB_COUNT] = {
+    "exact bounding box", "exact bounding box grown by one ulp",
+    "bounding box grown to take in another triangle", "bounding box of every triangle"};
+
+static float ldf(const unsigned char *p, size_t i) {
+    float f;
+    memcpy(&f, p + i * 4, 4);
+    return f;
+}
+
+static rp_triangle load_tri(const fcase *c, size_t j) {
+    rp_triangle t;
+    memcpy(&t, c->orig[S_PRIMS] + j * sizeof t, sizeof t);
+    return t;
+}
+
+/* Box arithmetic is exact (selections, no rounding) and runs in the
+ * default environment: fminf/fmaxf skip NaN, so a union with a triangle
+ * holding a NaN vertex is still a box around the other one. */
+static rp_aabb tri_box(const rp_triangle *t) {
+    rp_aabb b;
+    b.min.x = fminf(fminf(t->v0.x, t->v1.x), t->v2.x);
+    b.min.y = fminf(fminf(t->v0.y, t->v1.y), t->v2.y);
+    b.min.z = fminf(fminf(t->v0.z, t->v1.z), t->v2.z);
+    b.max.x = fmaxf(fmaxf(t->v0.x, t->v1.x), t->v2.x);
+    b.max.y = fmaxf(fmaxf(t->v0.y, t->v1.y), t->v2.y);
+    b.max.z = fmaxf(fmaxf(t->v0.z, t->v1.z), t->v2.z);
+    return b;
+}
+
+static rp_aabb box_union(rp_aabb a, const rp_aabb *b) {
+    a.min.x = fminf(a.min.x, b->min.x);
+    a.min.y = fminf(a.min.y, b->min.y);
+    a.min.z = fminf(a.min.z, b->min.z);
+    a.max.x = fmaxf(a.max.x, b->max.x);
+    a.max.y = fmaxf(a.max.y, b->max.y);
+    a.max.z = fmaxf(a.max.z, b->max.z);
+    return a;
+}
+
+static rp_aabb box_grow_ulp(rp_aabb a) {
+    a.min.x = nextafterf(a.min.x, -INFINITY);
+    a.min.y = nextafterf(a.min.y, -INFINITY);
+    a.min.z = nextafterf(a.min.z, -INFINITY);
+    a.max.x = nextafterf(a.max.x, INFINITY);
+    a.max.y = nextafterf(a.max.y, INFINITY);
+    a.max.z = nextafterf(a.max.z, INFINITY);
+    return a;
+}
+
+/* max |coordinate| of the box */
+static float box_inf(const rp_aabb *b) {
+    const float v[6] = {b->min.x, b->min.y, b->min.z, b->max.x, b->max.y, b->max.z};
+    float m = 0.0f;
+    for (int k = 0; k < 6; k++)
+        m = fmaxf(m, fabsf(v[k]));
+    return m;
+}
+
+/* The boxes around one triangle, made in the default environment. */
+typedef struct wt_boxes {
+    rp_aabb b[WB_COUNT];
+    float inf[WB_COUNT];
+    size_t other; /* the triangle WB_OTHER takes in */
+} wt_boxes;
+
+/* Everything about the first violation, computed in the case's environment
+ * and printed outside it. */
+typedef struct wt_fail {
+    size_t ray, tri, other;
+    int box;
+    rp_ray1 r;
+    rp_wt_ray w;
+    rp_wt_eval e;
+    float t, pad, binf;
+    rp_aabb b;
+    float on[3], of[3], t0[3], t1[3], tn, tf, zn, zf;
+    int line, range, valid_box;
+} wt_fail;
+
+/* rp_ref_slab_wt's loop again, keeping its intermediate values. */
+static void wt_slab_explain(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
+                            float pad, wt_fail *f) {
+    const float o[3] = {r->ox, r->oy, r->oz};
+    const float rd[3] = {r->rdx, r->rdy, r->rdz};
+    const float lo[3] = {b->min.x, b->min.y, b->min.z};
+    const float hi[3] = {b->max.x, b->max.y, b->max.z};
+    float tn = -INFINITY, tf = INFINITY, zn = 0.0f, zf = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        int neg = rd[k] < 0.0f;
+        float on = neg ? o[k] - pad : o[k] + pad;
+        float of = neg ? o[k] + pad : o[k] - pad;
+        float t0 = (neg ? hi[k] : lo[k]) - on;
+        t0 = t0 * rd[k];
+        float t1 = (neg ? lo[k] : hi[k]) - of;
+        t1 = t1 * rd[k];
+        f->on[k] = on;
+        f->of[k] = of;
+        f->t0[k] = t0;
+        f->t1[k] = t1;
+        tn = rp_maxf(t0, tn);
+        tf = rp_minf(t1, tf);
+        if (k == w->kz) {
+            zn = t0;
+            zf = t1;
+        }
+    }
+    f->tn = tn;
+    f->tf = tf;
+    f->zn = zn;
+    f->zf = zf;
+    f->line = tn <= tf;
+    f->range = (zn <= r->tmax) & (zf >= r->tmin);
+    f->valid_box = rp_ref_box_valid(b);
+}
+
+/* The scan, in the case's floating-point environment (noinline, so that
+ * none of its arithmetic moves out of it).  rd comes from the reference
+ * run's prepared batch.  Returns the number of (ray, triangle) hits
+ * checked, or -1 after filling *f with the first violation. */
+static RP_NOINLINE long wt_box_scan(const fcase *c, const result *ref,
+                                    const wt_boxes *boxes, wt_fail *f) {
+    long checked = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        rp_ray1 r;
+        r.ox = ldf(c->orig[S_OX], i);
+        r.oy = ldf(c->orig[S_OY], i);
+        r.oz = ldf(c->orig[S_OZ], i);
+        r.dx = ldf(c->orig[S_DX], i);
+        r.dy = ldf(c->orig[S_DY], i);
+        r.dz = ldf(c->orig[S_DZ], i);
+        r.rdx = ldf(ref->g[S_RDX].p, i);
+        r.rdy = ldf(ref->g[S_RDY].p, i);
+        r.rdz = ldf(ref->g[S_RDZ].p, i);
+        r.tmin = ldf(c->orig[S_TMIN], i);
+        r.tmax = ldf(c->orig[S_TMAX], i);
+        if (!(r.rdx == r.rdx))
+            continue;
+        rp_wt_ray w = rp_ref_wt_setup(&r);
+        for (size_t j = 0; j < c->count; j++) {
+            rp_triangle tri = load_tri(c, j);
+            rp_wt_eval e = rp_ref_wt_eval(&r, &w, &tri, c->flags);
+            if (!e.candidate)
+                continue;
+            float t = rp_ref_wt_t(&w, &e);
+            if (!((r.tmin <= t) & (t <= r.tmax)))
+                continue;
+            checked++;
+            const wt_boxes *bx = &boxes[j];
+            for (int k = 0; k < WB_COUNT; k++) {
+                float pad = rp_ref_wt_pad(&r, bx->inf[k]);
+                if (rp_ref_slab_wt(&r, &w, &bx->b[k], pad))
+                    continue;
+                f->ray = i;
+                f->tri = j;
+                f->other = bx->other;
+                f->box = k;
+                f->r = r;
+                f->w = w;
+                f->e = e;
+                f->t = t;
+                f->pad = pad;
+                f->binf = bx->inf[k];
+                f->b = bx->b[k];
+                wt_slab_explain(&r, &w, &bx->b[k], pad, f);
+                return -1;
+            }
+        }
+    }
+    return checked;
+}
+
+static void pf(const char *name, float x) {
+    fprintf(stderr, " %s=%a(0x%08x)", name, (double)x, f2u(x));
+}
+
+static void wt_print_fail(const fcase *c, const wt_fail *f) {
+    const rp_ray1 *r = &f->r;
+    static const char axis[3] = {'x', 'y', 'z'};
+    fprintf(stderr,
+            "rp_fuzz: rp_ref_slab_wt misses the %s of triangle %zu for ray %zu, "
+            "whose watertight hit (flags %u) has t in [tmin, tmax]\n",
+            wt_box_names[f->box], f->tri, f->ray, c->flags);
+    if (f->box == WB_OTHER)
+        fprintf(stderr, "  (taking in triangle %zu)\n", f->other);
+    fprintf(stderr, "  ray %zu:", f->ray);
+    pf("ox", r->ox); pf("oy", r->oy); pf("oz", r->oz);
+    pf("dx", r->dx); pf("dy", r->dy); pf("dz", r->dz);
+    fprintf(stderr, "\n        ");
+    pf("rdx", r->rdx); pf("rdy", r->rdy); pf("rdz", r->rdz);
+    pf("tmin", r->tmin); pf("tmax", r->tmax);
+    fprintf(stderr, "\n  frame: kx=%c ky=%c kz=%c", axis[f->w.kx], axis[f->w.ky],
+            axis[f->w.kz]);
+    pf("sx", f->w.sx); pf("sy", f->w.sy); pf("sz", f->w.sz); pf("dkz", f->w.dkz);
+    rp_triangle tri = load_tri(c, f->tri);
+    fprintf(stderr, "\n  triangle %zu:", f->tri);
+    pf("v0.x", tri.v0.x); pf("v0.y", tri.v0.y); pf("v0.z", tri.v0.z);
+    fprintf(stderr, "\n             ");
+    pf("v1.x", tri.v1.x); pf("v1.y", tri.v1.y); pf("v1.z", tri.v1.z);
+    fprintf(stderr, "\n             ");
+    pf("v2.x", tri.v2.x); pf("v2.y", tri.v2.y); pf("v2.z", tri.v2.z);
+    fprintf(stderr, "\n  watertight:");
+    pf("U", f->e.u); pf("V", f->e.v); pf("W", f->e.w); pf("det", f->e.det);
+    pf("z0", f->e.z0); pf("z1", f->e.z1); pf("z2", f->e.z2); pf("t", f->t);
+    /* rp_ref_wt_t from the same float U, V, W, z, but T and det in double
+     * (no underflow, no overflow): shows when t itself is an artifact */
+    double sz = f->w.sz, du = f->e.u, dv = f->e.v, dw = f->e.w;
+    double td = (du * (sz * f->e.z0) + dv * (sz * f->e.z1)) + dw * (sz * f->e.z2);
+    fprintf(stderr, "\n   t from the same U, V, W, z in double: %a", td / ((du + dv) + dw));
+    fprintf(stderr, "\n  box:");
+    pf("min.x", f->b.min.x); pf("min.y", f->b.min.y); pf("min.z", f->b.min.z);
+    fprintf(stderr, "\n      ");
+    pf("max.x", f->b.max.x); pf("max.y", f->b.max.y); pf("max.z", f->b.max.z);
+    fprintf(stderr, "\n     ");
+    pf("box_inf", f->binf); pf("pad", f->pad);
+    for (int k = 0; k < 3; k++) {
+        fprintf(stderr, "\n  slab %c:", axis[k]);
+        pf("o+-pad near", f->on[k]); pf("far", f->of[k]);
+        pf("t0", f->t0[k]); pf("t1", f->t1[k]);
+    }
+    fprintf(stderr, "\n  result:");
+    pf("tn", f->tn); pf("tf", f->tf); pf("zn", f->zn); pf("zf", f->zf);
+    fprintf(stderr,
+            "\n  line (tn <= tf) %s, range (zn <= tmax and zf >= tmin) %s, box %s\n",
+            f->line ? "passes" : "FAILS", f->range ? "passes" : "FAILS",
+            f->valid_box ? "valid" : "INVALID");
+    if (!f->line)
+        fprintf(stderr, "  line: tn - tf = %a\n", (double)f->tn - (double)f->tf);
+    if (!f->range)
+        fprintf(stderr, "  range: zn - tmax = %a, tmin - zf = %a\n",
+                (double)f->zn - (double)r->tmax, (double)r->tmin - (double)f->zf);
+}
+
+/* The property for every valid ray and every triangle of a triangle case
+ * (see the top of the file).  Returns 1 after printing a violation. */
+static int wt_box_check(const fcase *c, const result *ref, long *checked) {
+    *checked = 0;
+    if (!c->n || !c->count)
+        return 0;
+    wt_boxes *boxes = xcalloc(c->count * sizeof *boxes);
+    rp_aabb all = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    for (size_t j = 0; j < c->count; j++) {
+        rp_triangle t = load_tri(c, j);
+        boxes[j].b[WB_EXACT] = tri_box(&t);
+        all = box_union(all, &boxes[j].b[WB_EXACT]);
+    }
+    /* "another triangle": a pseudo-random one, from the case's bytes */
+    uint32_t h = (uint32_t)c->n * 2654435761u ^ f2u(ldf(c->orig[S_PRIMS], 0));
+    for (size_t j = 0; j < c->count; j++) {
+        wt_boxes *bx = &boxes[j];
+        h = h * 1664525u + 1013904223u;
+        bx->other = (size_t)(h >> 8) % c->count;
+        bx->b[WB_ULP] = box_grow_ulp(bx->b[WB_EXACT]);
+        bx->b[WB_OTHER] = box_union(bx->b[WB_EXACT], &boxes[bx->other].b[WB_EXACT]);
+        bx->b[WB_ALL] = box_union(bx->b[WB_EXACT], &all);
+        for (int k = 0; k < WB_COUNT; k++)
+            bx->inf[k] = box_inf(&bx->b[k]);
+    }
+    wt_fail f;
+    memset(&f, 0, sizeof f);
+    rp_fpenv_saved saved;
+    int emulated_ok;
+    rp_fpenv_set(rp_fpenv_names[c->fpenv], &saved, &emulated_ok);
+    long n = wt_box_scan(c, ref, boxes, &f);
+    rp_fpenv_restore(&saved);
+    free(boxes);
+    if (n >= 0) {
+        *checked = n;
+        return 0;
+    }
+    wt_print_fail(c, &f);
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
 /* Entry point                                                          */
 /* ------------------------------------------------------------------ */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static unsigned runnable;
-    static int verbose = -1;
+    static int verbose = -1, wt_box = 1;
     if (verbose < 0) {
         const char *e = getenv("RP_FUZZ_VERBOSE");
         verbose = e && *e == '1';
+        e = getenv("RP_FUZZ_WT_BOX");
+        wt_box = !(e && *e == '0');
         runnable = rp_isa_runnable();
         fprintf(stderr, "rp_fuzz: comparing against scalar:");
         for (int isa = RP_ISA_SCALAR + 1; isa < RP_ISA_COUNT; isa++)
@@ -690,6 +979,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             fprintf(stderr, "rp_fuzz: %s differs from scalar (or broke a guard)\n",
                     rp_isa_name((rp_isa)isa));
     }
+    /* the reference's conservative box property (triangle kernels) */
+    long wt_checked = 0;
+    if (wt_box && (c.kernel == K_CLOSEST_TRIANGLE || c.kernel == K_OCCLUDED_TRIANGLE))
+        bad += wt_box_check(&c, &ref, &wt_checked);
+    if (verbose && wt_checked)
+        fprintf(stderr, "rp_fuzz: box property checked on %ld watertight hits\n", wt_checked);
     if (free_result(&ref, RP_ISA_SCALAR))
         bad++;
     /* Sanity of the reference itself: every status must be RP_OK except
