@@ -288,6 +288,30 @@ static inline int rp_ref_wt_exact(float ax, float ay, float bx, float by, float 
 /* 0 or NaN: the float edge function does not decide (see rp_ref_wt_exact). */
 static inline int rp_ref_wt_undecided(float x) { return !((x < 0.0f) | (x > 0.0f)); }
 
+/* The parts of the test after the inside decision, one lane at a time
+ * (shared with the SIMD variants, which run them on inside lanes only). */
+static inline double rp_ref_wt_det(float u, float v, float w) {
+    double d = (double)u + (double)v;
+    return d + (double)w;
+}
+/* det != 0; with culling, det with the sign of d[kz] applied > 0 */
+static inline int rp_ref_wt_usable(double det, float dkz, unsigned flags) {
+    if (!(flags & RP_CULL_BACKFACE))
+        return det != 0.0;
+    return (signbit(dkz) ? -det : det) > 0.0;
+}
+static inline float rp_ref_wt_tval(float u, float v, float w, double det, float z0, float z1,
+                                   float z2, float sz) {
+    double a = (double)sz * (double)z0, b = (double)sz * (double)z1, c = (double)sz * (double)z2;
+    a = (double)u * a;
+    b = (double)v * b;
+    c = (double)w * c;
+    double tt = a + b;
+    tt = tt + c;
+    return (float)(tt / det);
+}
+static inline float rp_ref_wt_bary(float x, double det) { return (float)((double)x / det); }
+
 /* The watertight test of one ray and one triangle, up to the candidate
  * decision (no division).  U, V, W are the edge functions of the edges
  * v1-v2, v2-v0 and v0-v1 at the origin: a candidate has all three >= 0 or
@@ -295,9 +319,17 @@ static inline int rp_ref_wt_undecided(float x) { return !((x < 0.0f) | (x > 0.0f
  * float, decided on the exact values), det = (U + V) + W != 0 and
  * a valid ray; with RP_CULL_BACKFACE det, signed by d[kz], must be > 0.
  * Then t = T / det with T = (U * z0 + V * z1) + W * z2 and zk = sz * vk[kz]
- * (rp_ref_wt_t), and the barycentrics u = V / det, v = W / det. */
+ * (rp_ref_wt_t), and the barycentrics u = V / det, v = W / det.
+ * det, T, t, u and v are computed in double from the float U, V, W and
+ * z (then t, u, v rounded to float): products of floats are exact there
+ * and nothing overflows or underflows, so t stays within a few float ulps
+ * of the weighted mean of the zk even for slivers and huge or tiny
+ * coordinates, where float arithmetic would flush T to 0 (a triangle just
+ * behind the origin reported at t = 0) or det to inf.  These run only for
+ * triangles that are inside, so the cost is off the hot path. */
 typedef struct rp_wt_eval {
-    float u, v, w, det;
+    float u, v, w;
+    double det;
     float z0, z1, z2; /* v[kz] - o[kz] of the three vertices */
     int candidate;
 } rp_wt_eval;
@@ -320,29 +352,19 @@ static inline rp_wt_eval rp_ref_wt_eval(const rp_ray1 *r, const rp_wt_ray *w,
         int pos = (e.u > 0.0f) & (e.v > 0.0f) & (e.w > 0.0f);
         inside = neg | pos;
     }
-    e.det = e.u + e.v;
-    e.det = e.det + e.w;
-    int usable = (flags & RP_CULL_BACKFACE) ? (rp_xorsign(e.det, w->dkz) > 0.0f)
-                                            : (e.det != 0.0f);
-    e.candidate = inside & usable & (r->rdx == r->rdx);
+    e.det = rp_ref_wt_det(e.u, e.v, e.w);
+    e.candidate = inside & rp_ref_wt_usable(e.det, w->dkz, flags) & (r->rdx == r->rdx);
     return e;
 }
 
 /* t of a candidate: the one division on the hit path. */
 static inline float rp_ref_wt_t(const rp_wt_ray *w, const rp_wt_eval *e) {
-    float z0 = w->sz * e->z0;
-    float z1 = w->sz * e->z1;
-    float z2 = w->sz * e->z2;
-    float a = e->u * z0, b = e->v * z1;
-    float tt = a + b;
-    a = e->w * z2;
-    tt = tt + a;
-    return tt / e->det;
+    return rp_ref_wt_tval(e->u, e->v, e->w, e->det, e->z0, e->z1, e->z2, w->sz);
 }
 
 static inline void rp_ref_wt_uv(const rp_wt_eval *e, float *u, float *v) {
-    *u = e->v / e->det;
-    *v = e->w / e->det;
+    *u = rp_ref_wt_bary(e->v, e->det);
+    *v = rp_ref_wt_bary(e->w, e->det);
 }
 
 /* The conservative box test the scene layer's traversal relies on: if the
@@ -389,6 +411,15 @@ static inline int rp_ref_slab_wt_entry(const rp_ray1 *r, const rp_wt_ray *w, con
     const float hi[3] = {b->max.x, b->max.y, b->max.z};
     float tn = -INFINITY, tf = INFINITY, zn = 0.0f, zf = 0.0f;
     for (int k = 0; k < 3; k++) {
+        /* rd = 0 only when flush-to-zero flushed 1 / d of a huge d: no
+         * bound from that axis */
+        if (rd[k] == 0.0f) {
+            if (k == w->kz) {
+                zn = -INFINITY;
+                zf = INFINITY;
+            }
+            continue;
+        }
         int neg = rd[k] < 0.0f;
         float on = neg ? o[k] - pad : o[k] + pad;
         float of = neg ? o[k] + pad : o[k] - pad;
@@ -404,7 +435,8 @@ static inline int rp_ref_slab_wt_entry(const rp_ray1 *r, const rp_wt_ray *w, con
         }
     }
     int line = tn <= tf;
-    int range = (zn <= r->tmax) & (zf >= r->tmin);
+    /* a NaN (an infinite pad or box times a tiny rd) bounds nothing */
+    int range = !(zn > r->tmax) & !(zf < r->tmin);
     *entry = zn;
     return line & range & (r->rdx == r->rdx) & rp_ref_box_valid(b);
 }

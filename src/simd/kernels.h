@@ -545,17 +545,6 @@ RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
     return in;
 }
 
-/* rp_ref_wt_t */
-RP_INLINE vf wt_t(const vray *r, const veval *e) {
-    vf z0 = vf_mul(r->wsz, e->wz0);
-    vf z1 = vf_mul(r->wsz, e->wz1);
-    vf z2 = vf_mul(r->wsz, e->wz2);
-    vf a = vf_mul(e->wu, z0), b = vf_mul(e->uu, z1);
-    vf tt = vf_add(a, b);
-    a = vf_mul(e->vv, z2);
-    tt = vf_add(tt, a);
-    return vf_div(tt, e->det);
-}
 
 /* The division-free part of a test of any kind: the candidate lanes
  * (before the ray's validity, the box's validity and the lane masks).
@@ -579,6 +568,47 @@ RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigne
     return plane_cand(r, p, e);
 }
 
+/* det, the last tests (det != 0, culling) and t of the inside lanes c, in
+ * double, lane by lane, by the reference's own functions (rp_ref_wt_det,
+ * rp_ref_wt_usable, rp_ref_wt_tval); returns the candidates, sets e->t. */
+static RP_NOINLINE void wt_finish_lanes(unsigned flags, unsigned bits, float f[9][V_W],
+                                        uint8_t *ok, float *t) {
+    for (int k = 0; k < V_W; k++) {
+        ok[k] = 0;
+        t[k] = 0.0f;
+        if (!((bits >> k) & 1u))
+            continue;
+        double det = rp_ref_wt_det(f[0][k], f[1][k], f[2][k]);
+        ok[k] = (uint8_t)rp_ref_wt_usable(det, f[7][k], flags);
+        if (ok[k])
+            t[k] = rp_ref_wt_tval(f[0][k], f[1][k], f[2][k], det, f[3][k], f[4][k], f[5][k],
+                                  f[6][k]);
+    }
+}
+
+RP_INLINE vm wt_finish(unsigned flags, const vray *r, vm c, veval *e) {
+    float f[9][V_W], t[V_W];
+    uint8_t ok[V_W];
+    const vf in[8] = {e->wu, e->uu, e->vv, e->wz0, e->wz1, e->wz2, r->wsz, r->wdkz};
+    for (int k = 0; k < 8; k++)
+        vf_storeu(f[k], in[k]);
+    wt_finish_lanes(flags, m_bits(c), f, ok, t);
+    e->t = vf_loadu(t);
+    return m_from_bytes(ok);
+}
+
+/* u = V / det and v = W / det of the kept watertight hits (upd), in double
+ * (rp_ref_wt_bary), from U, V, W. */
+static RP_NOINLINE void wt_bary_lanes(unsigned bits, float *wu, float *wv, float *ww) {
+    for (int k = 0; k < V_W; k++) {
+        if (!((bits >> k) & 1u))
+            continue;
+        double det = rp_ref_wt_det(wu[k], wv[k], ww[k]);
+        wv[k] = rp_ref_wt_bary(wv[k], det);
+        ww[k] = rp_ref_wt_bary(ww[k], det);
+    }
+}
+
 /* The rest of a triangle's candidate decision (see tri_cand, wt_cand), on
  * the steps where c (test_cand's candidates) has a lane: the lanes that stay
  * candidates.  Watertight: the exact edge functions where an inside lane has
@@ -598,10 +628,11 @@ RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
         } else {
             c = m_and(c, wt_inside(e)); /* every lane of c decided in float */
         }
-        vf det = vf_add(e->wu, e->uu);
-        e->det = vf_add(det, e->vv);
-        return m_and(c, (flags & RP_CULL_BACKFACE) ? vf_gt(vf_xorsign(e->det, r->wdkz), zero)
-                                                   : vf_neq(e->det, zero));
+        if (!m_any(c)) {
+            e->t = zero;
+            return c;
+        }
+        return wt_finish(flags, r, c, e);
     }
     return (flags & RP_CULL_BACKFACE) ? c : m_and(c, vf_neq(e->det, zero));
 }
@@ -612,7 +643,7 @@ RP_INLINE void test_t(int kind, const vray *r, vm c, veval *e) {
     if (kind == K_TRI) {
         e->t = tri_t(e);
     } else if (kind == K_WT) {
-        e->t = wt_t(r, e);
+        /* t: wt_finish, with the decision */
     } else if (kind == K_SPH) {
         vf sq = vf_sqrt(e->disc);
         vf nb = vf_neg(e->b);
@@ -747,18 +778,26 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         nothas = m_andnot(nothas, acc);
         upd = m_or(upd, acc);
         prim = vi_select(acc, vi_set1(base + (uint32_t)j), prim);
-        if (K_IS_TRI(kind)) {
+        if (K_IS_TRI(kind)) { /* watertight: U in bdet (det is rp_ref_wt_det) */
             buu = vf_select(acc, e.uu, buu);
             bvv = vf_select(acc, e.vv, bvv);
-            bdet = vf_select(acc, e.det, bdet);
+            bdet = vf_select(acc, kind == K_WT ? e.wu : e.det, bdet);
         }
     }
     if (!m_any(upd))
         return;
     vf u = zero, v = zero;
-    if (K_IS_TRI(kind)) { /* rp_ref_tri_uv / rp_ref_wt_uv, for the kept hits only */
+    if (kind == K_TRI) { /* rp_ref_tri_uv, for the kept hits only */
         u = vf_div(buu, bdet);
         v = vf_div(bvv, bdet);
+    } else if (kind == K_WT) { /* rp_ref_wt_uv */
+        float wu[V_W], wv[V_W], ww[V_W];
+        vf_storeu(wu, bdet);
+        vf_storeu(wv, buu);
+        vf_storeu(ww, bvv);
+        wt_bary_lanes(m_bits(upd), wu, wv, ww);
+        u = vf_loadu(wv);
+        v = vf_loadu(ww);
     }
     put_hits(rays, hits, i, m, act, upd, vf_select(upd, best, r.tmax), prim, u, v);
 }
@@ -820,10 +859,10 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
             continue;
         float tb[V_W], ub[V_W], vb[V_W], db[V_W];
         vf_storeu(tb, e.t);
-        if (K_IS_TRI(kind)) {
+        if (K_IS_TRI(kind)) { /* watertight: U in db */
             vf_storeu(ub, e.uu);
             vf_storeu(vb, e.vv);
-            vf_storeu(db, e.det);
+            vf_storeu(db, kind == K_WT ? e.wu : e.det);
         }
         for (size_t k = 0; k < V_W; k++) {
             if (!((bits >> k) & 1u))
@@ -845,8 +884,17 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
         return;
     rays->tmax[i] = best;
     hits->t[i] = best;
-    hits->u[i] = K_IS_TRI(kind) ? buu / bdet : 0.0f;
-    hits->v[i] = K_IS_TRI(kind) ? bvv / bdet : 0.0f;
+    float u = 0.0f, v = 0.0f;
+    if (kind == K_TRI) {
+        u = buu / bdet;
+        v = bvv / bdet;
+    } else if (kind == K_WT) { /* rp_ref_wt_uv, U in bdet */
+        double det = rp_ref_wt_det(bdet, buu, bvv);
+        u = rp_ref_wt_bary(buu, det);
+        v = rp_ref_wt_bary(bvv, det);
+    }
+    hits->u[i] = u;
+    hits->v[i] = v;
     hits->prim[i] = base + (uint32_t)best_j;
 }
 
