@@ -57,6 +57,11 @@
  * last 16 values, c < 208 two more bytes as a value in [-16, 16), else four
  * more bytes as raw float bits.  tests/fuzz/make_corpus.py writes seeds.
  *
+ * Scenes: every watertight triangle case also builds a scene of the case's
+ * triangles (a soup, an indexed mesh, a soup) and checks that
+ * rp_scene_closest / rp_scene_occluded return bit for bit what the
+ * brute-force kernels return over all of them (scene_check).
+ *
  * Environment: RP_FUZZ_VERBOSE=1 prints one line per case (and how many
  * watertight hits the box property was checked on); RP_FUZZ_WT_BOX=0 skips
  * the box property (to keep fuzzing the variants while it is known broken).
@@ -938,6 +943,161 @@ static int wt_box_check(const fcase *c, const result *ref, long *checked) {
 /* ------------------------------------------------------------------ */
 /* Entry point                                                          */
 /* ------------------------------------------------------------------ */
+/* ------------------------------------------------------------------ */
+/* Scenes against brute force (watertight triangle cases)               */
+/* ------------------------------------------------------------------ */
+/* The case's triangles as a scene of up to three meshes (a soup, an
+ * indexed mesh with its vertices shared by bits, a soup); the case's rays,
+ * active mask and records; rp_scene_closest / rp_scene_occluded must return
+ * bit for bit what one rp_closest_triangle / rp_occluded_triangle call over
+ * all the triangles returns (index_base 0, prim then split into mesh and
+ * index).  A case with a non-finite vertex checks instead that adding it is
+ * RP_ERR_INVALID and adds nothing.  Runs in the case's fp environment. */
+typedef struct scase {
+    rp_rays r;
+    rp_hits h;
+    uint32_t *mesh;
+    uint8_t *occ;
+} scase;
+
+static void scase_init(const fcase *c, scase *x) {
+    size_t n = c->n, fb = n * 4;
+    if (rp_rays_alloc(n, &x->r) || rp_hits_alloc(n, &x->h))
+        abort();
+    float *dst[8] = {x->r.ox, x->r.oy, x->r.oz, x->r.dx, x->r.dy, x->r.dz, x->r.tmin, x->r.tmax};
+    for (int k = 0; k < 8; k++)
+        if (n)
+            memcpy(dst[k], c->orig[S_OX + k], fb);
+    if (c->prefill && n) {
+        memcpy(x->h.t, c->orig[S_HT], fb);
+        memcpy(x->h.u, c->orig[S_HU], fb);
+        memcpy(x->h.v, c->orig[S_HV], fb);
+        memcpy(x->h.prim, c->orig[S_HPRIM], fb);
+    }
+    x->mesh = xcalloc(fb + 4);
+    x->occ = xcalloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        x->mesh[i] = x->h.prim[i] == RP_NO_HIT ? RP_NO_HIT : 9; /* an earlier record's mesh */
+}
+
+static void scase_free(scase *x) {
+    rp_rays_free(&x->r);
+    rp_hits_free(&x->h);
+    free(x->mesh);
+    free(x->occ);
+}
+
+static int finite_tri(const rp_triangle *t) {
+    const float *f = &t->v0.x;
+    for (int k = 0; k < 9; k++)
+        if (!isfinite(f[k]))
+            return 0;
+    return 1;
+}
+
+static int scene_check(const fcase *c) {
+    size_t n = c->count;
+    rp_triangle *tris = xcalloc((n + 1) * sizeof *tris);
+    int finite = 1;
+    for (size_t j = 0; j < n; j++) {
+        tris[j] = load_tri(c, j);
+        finite &= finite_tri(&tris[j]);
+    }
+    size_t cut[4] = {0, n / 3, n - n / 4, n};
+    /* mesh 1 as an indexed mesh: vertices deduplicated by their bits */
+    size_t m1 = cut[2] - cut[1];
+    float *xyz = xcalloc((3 * m1 + 1) * 3 * sizeof(float));
+    uint32_t *idx = xcalloc((3 * m1 + 1) * sizeof(uint32_t));
+    size_t nv = 0;
+    for (size_t j = 0; j < m1; j++)
+        for (int v = 0; v < 3; v++) {
+            const float *p = &tris[cut[1] + j].v0.x + 3 * v;
+            size_t k = 0;
+            while (k < nv && memcmp(xyz + 3 * k, p, 12) != 0)
+                k++;
+            if (k == nv)
+                memcpy(xyz + 3 * nv++, p, 12);
+            idx[3 * j + v] = (uint32_t)k;
+        }
+    rp_scene *sc = NULL;
+    int bad = 0;
+    if (rp_scene_create(&sc) != RP_OK)
+        abort();
+    rp_status st[3];
+    st[0] = rp_scene_add_soup(sc, tris, cut[1], NULL);
+    st[1] = rp_scene_add_mesh(sc, xyz, nv, idx, m1, NULL);
+    st[2] = rp_scene_add_soup(sc, tris + cut[2], cut[3] - cut[2], NULL);
+    if (!finite) { /* some mesh holds a NaN or infinite vertex */
+        int any_invalid = 0;
+        for (int k = 0; k < 3; k++)
+            any_invalid |= st[k] == RP_ERR_INVALID;
+        if (!any_invalid || rp_scene_triangle_count(sc) == n) {
+            fprintf(stderr, "rp_fuzz: a non-finite vertex was accepted by the scene\n");
+            bad = 1;
+        }
+    } else if (st[0] || st[1] || st[2] || rp_scene_build(sc) != RP_OK) {
+        fprintf(stderr, "rp_fuzz: scene add/build failed: %s %s %s\n", rp_status_string(st[0]),
+                rp_status_string(st[1]), rp_status_string(st[2]));
+        bad = 1;
+    } else {
+        scase a, b;
+        scase_init(c, &a);
+        scase_init(c, &b);
+        const uint8_t *active = c->use_active ? c->orig[S_ACTIVE] : NULL;
+        rp_fpenv_saved saved;
+        int emulated_ok;
+        rp_fpenv_set(rp_fpenv_names[c->fpenv], &saved, &emulated_ok);
+        rp_set_isa(RP_ISA_SCALAR);
+        rp_status s[6];
+        s[0] = rp_rays_prepare(&a.r);
+        s[1] = rp_rays_prepare(&b.r);
+        float *t0 = xcalloc(c->n * 4 + 4);
+        if (c->n)
+            memcpy(t0, a.h.t, c->n * 4);
+        s[2] = rp_closest_triangle(&a.r, active, tris, n, 0, c->flags, &a.h);
+        s[3] = rp_occluded_triangle(&a.r, active, tris, n, c->flags, a.occ);
+        s[4] = rp_scene_closest(sc, &b.r, active, c->flags, &b.h, b.mesh);
+        s[5] = rp_scene_occluded(sc, &b.r, active, c->flags, b.occ);
+        rp_fpenv_restore(&saved);
+        for (int k = 0; k < 6; k++)
+            if (s[k] != RP_OK) {
+                fprintf(stderr, "rp_fuzz: scene check call %d: %s\n", k, rp_status_string(s[k]));
+                bad = 1;
+            }
+        for (size_t i = 0; i < c->n && !bad; i++) {
+            uint32_t g = a.h.prim[i];
+            if (g != RP_NO_HIT && f2u(t0[i]) != f2u(a.h.t[i])) { /* a new record */
+                int m = g >= cut[2] ? 2 : g >= cut[1] ? 1 : 0;
+                a.h.prim[i] = g - (uint32_t)cut[m];
+                a.mesh[i] = (uint32_t)m;
+            }
+            int d = f2u(a.h.t[i]) != f2u(b.h.t[i]) || f2u(a.h.u[i]) != f2u(b.h.u[i]) ||
+                    f2u(a.h.v[i]) != f2u(b.h.v[i]) || a.h.prim[i] != b.h.prim[i] ||
+                    a.mesh[i] != b.mesh[i] || f2u(a.r.tmax[i]) != f2u(b.r.tmax[i]) ||
+                    a.occ[i] != b.occ[i];
+            if (d) {
+                fprintf(stderr,
+                        "rp_fuzz: scene differs from brute force at ray %zu: brute t=%a u=%a "
+                        "v=%a prim=%u mesh=%u occ=%d; scene t=%a u=%a v=%a prim=%u mesh=%u "
+                        "occ=%d\n",
+                        i, (double)a.h.t[i], (double)a.h.u[i], (double)a.h.v[i], a.h.prim[i],
+                        a.mesh[i], a.occ[i], (double)b.h.t[i], (double)b.h.u[i],
+                        (double)b.h.v[i], b.h.prim[i], b.mesh[i], b.occ[i]);
+                print_ray(c, i);
+                bad = 1;
+            }
+        }
+        free(t0);
+        scase_free(&a);
+        scase_free(&b);
+    }
+    rp_scene_free(sc);
+    free(tris);
+    free(xyz);
+    free(idx);
+    return bad;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static unsigned runnable;
     static int verbose = -1, wt_box = 1;
@@ -985,6 +1145,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         bad += wt_box_check(&c, &ref, &wt_checked);
     if (verbose && wt_checked)
         fprintf(stderr, "rp_fuzz: box property checked on %ld watertight hits\n", wt_checked);
+    /* scenes: exact against brute force under RP_WATERTIGHT */
+    if (c.watertight && (c.kernel == K_CLOSEST_TRIANGLE || c.kernel == K_OCCLUDED_TRIANGLE))
+        bad += scene_check(&c);
     if (free_result(&ref, RP_ISA_SCALAR))
         bad++;
     /* Sanity of the reference itself: every status must be RP_OK except
