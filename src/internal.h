@@ -39,6 +39,13 @@ typedef void rp_closest_plane_fn(rp_rays *rays, const uint8_t *active,
                                  const rp_plane *planes, size_t count,
                                  uint32_t index_base, rp_hits *hits);
 
+typedef rp_status rp_scene_closest_fn(const rp_scene *scene, rp_rays *rays,
+                                      const uint8_t *active, unsigned flags, rp_hits *hits,
+                                      uint32_t *mesh);
+typedef rp_status rp_scene_occluded_fn(const rp_scene *scene, const rp_rays *rays,
+                                       const uint8_t *active, unsigned flags,
+                                       uint8_t *occluded);
+
 typedef struct rp_kernels {
     rp_isa isa;
     rp_intersect_aabb_fn *intersect_aabb;
@@ -47,6 +54,8 @@ typedef struct rp_kernels {
     rp_occluded_triangle_fn *occluded_triangle;
     rp_closest_sphere_fn *closest_sphere;
     rp_closest_plane_fn *closest_plane;
+    rp_scene_closest_fn *scene_closest;   /* checked arguments; RP_ERR_NOMEM only */
+    rp_scene_occluded_fn *scene_occluded;
 } rp_kernels;
 
 /* Each variant's table; a variant not compiled in is absent (see

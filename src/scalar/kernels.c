@@ -10,6 +10,7 @@
 
 #include "../internal.h"
 #include "ref.h"
+#include "../scene/scene.h" /* the reference traversal */
 
 static inline rp_ray1 load_ray(const rp_rays *r, size_t i) {
     rp_ray1 ray;
@@ -178,6 +179,7 @@ static void closest_plane(rp_rays *rays, const uint8_t *active,
 }
 
 const rp_kernels rp_kernels_scalar = {
-    RP_ISA_SCALAR,    intersect_aabb, closest_aabb, closest_triangle,
-    occluded_triangle, closest_sphere, closest_plane,
+    RP_ISA_SCALAR,     intersect_aabb, closest_aabb,         closest_triangle,
+    occluded_triangle, closest_sphere, closest_plane,        rp_scene_closest_ref,
+    rp_scene_occluded_ref,
 };

@@ -180,7 +180,8 @@ rp_status rp_scene_closest(const rp_scene *s, rp_rays *rays, const uint8_t *acti
     out[5].bytes = mesh ? rays->n * 4 : 0;
     if (rp_check_overlaps(in, 10, out, 6) || rp_check_overlaps(in + 11, 1, out, 6))
         return RP_ERR_ALIAS;
-    return rays->n ? rp_scene_closest_ref(s, rays, active, flags, hits, mesh) : RP_OK;
+    return rays->n ? rp_kernels_active()->scene_closest(s, rays, active, flags, hits, mesh)
+                   : RP_OK;
 }
 
 rp_status rp_scene_occluded(const rp_scene *s, const rp_rays *rays, const uint8_t *active,
@@ -197,5 +198,6 @@ rp_status rp_scene_occluded(const rp_scene *s, const rp_rays *rays, const uint8_
     out[0].bytes = rays->n;
     if (rp_check_overlaps(in, 12, out, 1))
         return RP_ERR_ALIAS;
-    return rays->n ? rp_scene_occluded_ref(s, rays, active, flags, occluded) : RP_OK;
+    return rays->n ? rp_kernels_active()->scene_occluded(s, rays, active, flags, occluded)
+                   : RP_OK;
 }

@@ -43,6 +43,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -1087,7 +1088,11 @@ static void occluded_triangle(const rp_rays *rays, const uint8_t *active, const 
         occluded(K_TRI, rays, active, tris, count, 0, occluded_out);
 }
 
+/* The scene traversal, over the steps above. */
+#include "scene/traverse_simd.h"
+
 const rp_kernels RP_SIMD_TABLE = {
     RP_SIMD_ISA,       intersect_aabb, closest_aabb,  closest_triangle,
-    occluded_triangle, closest_sphere, closest_plane,
+    occluded_triangle, closest_sphere, closest_plane, scene_closest,
+    scene_occluded,
 };

@@ -998,7 +998,7 @@ static int finite_tri(const rp_triangle *t) {
     return 1;
 }
 
-static int scene_check(const fcase *c) {
+static int scene_check(const fcase *c, unsigned variants) {
     size_t n = c->count;
     rp_triangle *tris = xcalloc((n + 1) * sizeof *tris);
     int finite = 1;
@@ -1043,52 +1043,71 @@ static int scene_check(const fcase *c) {
                 rp_status_string(st[1]), rp_status_string(st[2]));
         bad = 1;
     } else {
-        scase a, b;
+        scase a;
         scase_init(c, &a);
-        scase_init(c, &b);
         const uint8_t *active = c->use_active ? c->orig[S_ACTIVE] : NULL;
         rp_fpenv_saved saved;
         int emulated_ok;
         rp_fpenv_set(rp_fpenv_names[c->fpenv], &saved, &emulated_ok);
         rp_set_isa(RP_ISA_SCALAR);
-        rp_status s[6];
+        rp_status s[3];
         s[0] = rp_rays_prepare(&a.r);
-        s[1] = rp_rays_prepare(&b.r);
-        s[2] = rp_closest_triangle(&a.r, active, tris, n, 0, c->flags, &a.h);
-        s[3] = rp_occluded_triangle(&a.r, active, tris, n, c->flags, a.occ);
-        s[4] = rp_scene_closest(sc, &b.r, active, c->flags, &b.h, b.mesh);
-        s[5] = rp_scene_occluded(sc, &b.r, active, c->flags, b.occ);
+        s[1] = rp_closest_triangle(&a.r, active, tris, n, 0, c->flags, &a.h);
+        s[2] = rp_occluded_triangle(&a.r, active, tris, n, c->flags, a.occ);
         rp_fpenv_restore(&saved);
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 3; k++)
             if (s[k] != RP_OK) {
                 fprintf(stderr, "rp_fuzz: scene check call %d: %s\n", k, rp_status_string(s[k]));
                 bad = 1;
             }
-        for (size_t i = 0; i < c->n && !bad; i++) {
+        for (size_t i = 0; i < c->n; i++) {
             uint32_t g = a.h.prim[i];
             if (g != RP_NO_HIT && f2u(a.h.u[i]) != U_UNWRITTEN) { /* a new record */
                 int m = g >= cut[2] ? 2 : g >= cut[1] ? 1 : 0;
                 a.h.prim[i] = g - (uint32_t)cut[m];
                 a.mesh[i] = (uint32_t)m;
             }
-            int d = f2u(a.h.t[i]) != f2u(b.h.t[i]) || f2u(a.h.u[i]) != f2u(b.h.u[i]) ||
-                    f2u(a.h.v[i]) != f2u(b.h.v[i]) || a.h.prim[i] != b.h.prim[i] ||
-                    a.mesh[i] != b.mesh[i] || f2u(a.r.tmax[i]) != f2u(b.r.tmax[i]) ||
-                    a.occ[i] != b.occ[i];
-            if (d) {
-                fprintf(stderr,
-                        "rp_fuzz: scene differs from brute force at ray %zu: brute t=%a u=%a "
-                        "v=%a prim=%u mesh=%u occ=%d; scene t=%a u=%a v=%a prim=%u mesh=%u "
-                        "occ=%d\n",
-                        i, (double)a.h.t[i], (double)a.h.u[i], (double)a.h.v[i], a.h.prim[i],
-                        a.mesh[i], a.occ[i], (double)b.h.t[i], (double)b.h.u[i],
-                        (double)b.h.v[i], b.h.prim[i], b.mesh[i], b.occ[i]);
-                print_ray(c, i);
-                bad = 1;
+        }
+        /* the scene on every variant the case allows (each its own traversal) */
+        for (int isa = 0; isa < RP_ISA_COUNT && !bad; isa++) {
+            if (!(variants & (1u << isa)))
+                continue;
+            scase b;
+            scase_init(c, &b);
+            rp_fpenv_set(rp_fpenv_names[c->fpenv], &saved, &emulated_ok);
+            rp_set_isa((rp_isa)isa);
+            rp_status sb[3];
+            sb[0] = rp_rays_prepare(&b.r);
+            sb[1] = rp_scene_closest(sc, &b.r, active, c->flags, &b.h, b.mesh);
+            sb[2] = rp_scene_occluded(sc, &b.r, active, c->flags, b.occ);
+            rp_fpenv_restore(&saved);
+            for (int k = 0; k < 3; k++)
+                if (sb[k] != RP_OK) {
+                    fprintf(stderr, "rp_fuzz: scene call %d (%s): %s\n", k,
+                            rp_isa_name((rp_isa)isa), rp_status_string(sb[k]));
+                    bad = 1;
+                }
+            for (size_t i = 0; i < c->n && !bad; i++) {
+                int d = f2u(a.h.t[i]) != f2u(b.h.t[i]) || f2u(a.h.u[i]) != f2u(b.h.u[i]) ||
+                        f2u(a.h.v[i]) != f2u(b.h.v[i]) || a.h.prim[i] != b.h.prim[i] ||
+                        a.mesh[i] != b.mesh[i] || f2u(a.r.tmax[i]) != f2u(b.r.tmax[i]) ||
+                        a.occ[i] != b.occ[i];
+                if (d) {
+                    fprintf(stderr,
+                            "rp_fuzz: scene differs from brute force at ray %zu: brute t=%a u=%a "
+                            "v=%a prim=%u mesh=%u occ=%d; scene t=%a u=%a v=%a prim=%u mesh=%u "
+                            "occ=%d\n",
+                            i, (double)a.h.t[i], (double)a.h.u[i], (double)a.h.v[i], a.h.prim[i],
+                            a.mesh[i], a.occ[i], (double)b.h.t[i], (double)b.h.u[i],
+                            (double)b.h.v[i], b.h.prim[i], b.mesh[i], b.occ[i]);
+                    fprintf(stderr, "rp_fuzz: (scene queries on %s)\n", rp_isa_name((rp_isa)isa));
+                    print_ray(c, i);
+                    bad = 1;
+                }
             }
+            scase_free(&b);
         }
         scase_free(&a);
-        scase_free(&b);
     }
     rp_scene_free(sc);
     free(tris);
@@ -1146,7 +1165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fprintf(stderr, "rp_fuzz: box property checked on %ld watertight hits\n", wt_checked);
     /* scenes: exact against brute force under RP_WATERTIGHT */
     if (c.watertight && (c.kernel == K_CLOSEST_TRIANGLE || c.kernel == K_OCCLUDED_TRIANGLE))
-        bad += scene_check(&c);
+        bad += scene_check(&c, variants | 1u);
     if (free_result(&ref, RP_ISA_SCALAR))
         bad++;
     /* Sanity of the reference itself: every status must be RP_OK except

@@ -243,27 +243,40 @@ static void run_case(const char *name, size_t ntris, size_t nrays, float scale, 
                                    RP_CULL_BACKFACE};
     for (int f = 0; f < 4; f++) {
         for (int pre = 0; pre < 2; pre++) {
-            result a, b;
+            result a;
             result_init(&a, &rays);
-            result_init(&b, &rays);
-            if (pre) {
+            if (pre)
                 prefill(&a, &rays);
-                prefill(&b, &rays);
-            }
+            rp_set_isa(RP_ISA_SCALAR);
             brute(&w, &a, fl[f]);
-            rp_status s1 = rp_scene_closest(w.s, &b.r, NULL, fl[f], &b.h, b.mesh);
-            rp_status s2 = rp_scene_occluded(w.s, &b.r, NULL, fl[f], b.occ);
-            if (fl[f] & RP_WATERTIGHT) {
-                size_t bad = compare(&a, &b, 1);
-                tap_ok(s1 == RP_OK && s2 == RP_OK && bad == 0,
-                       "%s: %zu tris, %zu rays, flags %u%s: scene == brute force (%zu differ)",
-                       name, w.n, nrays, fl[f], pre ? ", pre-filled records" : "", bad);
-            } else {
-                *mt_diffs += compare(&a, &b, 0);
-                *mt_lanes += nrays;
+            /* the scene query on every runnable variant (each has its own
+             * traversal: packets of its width) */
+            for (int isa = 0; isa < RP_ISA_COUNT; isa++) {
+                if (!(rp_isa_runnable() & (1u << isa)) ||
+                    (!(fl[f] & RP_WATERTIGHT) && isa != RP_ISA_SCALAR))
+                    continue;
+                rp_set_isa((rp_isa)isa);
+                result b;
+                result_init(&b, &rays);
+                if (pre)
+                    prefill(&b, &rays);
+                rp_status s1 = rp_scene_closest(w.s, &b.r, NULL, fl[f], &b.h, b.mesh);
+                rp_status s2 = rp_scene_occluded(w.s, &b.r, NULL, fl[f], b.occ);
+                if (fl[f] & RP_WATERTIGHT) {
+                    size_t bad = compare(&a, &b, 1);
+                    tap_ok(s1 == RP_OK && s2 == RP_OK && bad == 0,
+                           "%s: %zu tris, %zu rays, flags %u%s, %s: scene == brute force (%zu "
+                           "differ)",
+                           name, w.n, nrays, fl[f], pre ? ", pre-filled records" : "",
+                           rp_isa_name((rp_isa)isa), bad);
+                } else {
+                    *mt_diffs += compare(&a, &b, 0);
+                    *mt_lanes += nrays;
+                }
+                result_free(&b);
             }
+            rp_set_isa(RP_ISA_AUTO);
             result_free(&a);
-            result_free(&b);
         }
     }
     rp_rays_free(&rays);

@@ -1,0 +1,283 @@
+/*
+ * traverse_simd.h - the packet traversal of a scene, written once for every
+ * SIMD variant (included by src/simd/kernels.h, after the vector layer and
+ * the per-primitive steps): W rays walk the tree together (Wald's packets,
+ * for the coherent rays of a camera or of shadows toward one light).  A
+ * child is entered when the conservative box test of the reference
+ * (rp_ref_slab_wt_entry, here for W rays against one broadcast box, the same
+ * operations lane by lane) passes for some lane whose best t its entry does
+ * not exceed; a leaf's triangles go through the watertight packet step of
+ * the brute-force kernels (wt_pick, wt_cand, tri_late).  A lane may so test
+ * more triangles than the reference traversal would, never fewer, and every
+ * acceptance is the reference's (nearer, or equal t and a lower scene
+ * index), so each lane's result is the minimum (t, scene index) over all the
+ * scene's triangles: what rp_scene_closest_ref and brute force return.
+ * Watertight queries only; Moller-Trumbore ones use the reference.
+ */
+#include "scene/scene.h"
+
+#define RP_SCENE_STACK 64
+
+/* The packet's ray state for the box test: the grown origins (near and far
+ * plane of each axis, by the lane's sign: rp_ref_slab_wt_entry). */
+typedef struct vbox_ray {
+    vf on[3], of[3];
+    vm rd0[3]; /* rd == 0 (flush-to-zero of a huge d): the axis bounds nothing */
+    int any_rd0;
+} vbox_ray;
+
+RP_INLINE void box_ray_setup(const vray *r, float bound, vbox_ray *b) {
+    vf ax = vf_xorsign(r->ox, r->ox), ay = vf_xorsign(r->oy, r->oy);
+    vf az = vf_xorsign(r->oz, r->oz);
+    vf m = vf_max(ax, ay); /* rp_ref_wt_pad */
+    m = vf_max(az, m);
+    m = vf_add(m, vf_set1(bound));
+    vf pad = vf_mul(m, vf_set1(0x1p-19f));
+    const vf o[3] = {r->ox, r->oy, r->oz};
+    const vf rd[3] = {r->rdx, r->rdy, r->rdz};
+    const vm neg[3] = {r->negx, r->negy, r->negz};
+    vf zero = vf_set1(0.0f);
+    b->any_rd0 = 0;
+    for (int k = 0; k < 3; k++) {
+        vf lo = vf_sub(o[k], pad), hi = vf_add(o[k], pad);
+        b->on[k] = vf_select(neg[k], lo, hi);
+        b->of[k] = vf_select(neg[k], hi, lo);
+        b->rd0[k] = vf_eq(rd[k], zero);
+        b->any_rd0 |= m_any(b->rd0[k]);
+    }
+}
+
+/* rp_ref_slab_wt_entry for child k of nd, W rays; *entry: the kz entry. */
+RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, int k,
+                      vf tmax, vf *entry) {
+    const vf rd[3] = {r->rdx, r->rdy, r->rdz};
+    const vm neg[3] = {r->negx, r->negy, r->negz};
+    vf tn = vf_set1(-INFINITY), tf = vf_set1(INFINITY), t0s[3], t1s[3];
+    for (int a = 0; a < 3; a++) {
+        vf lo = vf_bcast(&nd->lo[a][k]), hi = vf_bcast(&nd->hi[a][k]);
+        vf_cswap(neg[a], &lo, &hi); /* lo: the near plane, hi: the far one */
+        vf t0 = vf_sub(lo, b->on[a]);
+        t0 = vf_mul(t0, rd[a]);
+        vf t1 = vf_sub(hi, b->of[a]);
+        t1 = vf_mul(t1, rd[a]);
+        if (b->any_rd0) {
+            t0 = vf_select(b->rd0[a], vf_set1(-INFINITY), t0);
+            t1 = vf_select(b->rd0[a], vf_set1(INFINITY), t1);
+        }
+        tn = vf_max(t0, tn);
+        tf = vf_min(t1, tf);
+        t0s[a] = t0;
+        t1s[a] = t1;
+    }
+    /* the kz axis of each lane (wt_setup_v's masks: kz = 1 for z1 & !z2) */
+    vf zn = vf_select(r->wz2, t0s[2], vf_select(r->wz1, t0s[1], t0s[0]));
+    vf zf = vf_select(r->wz2, t1s[2], vf_select(r->wz1, t1s[1], t1s[0]));
+    /* range: !(zn > tmax) & !(zf < tmin), NaN bounding nothing */
+    vm out = m_or(vf_gt(zn, tmax), vf_lt(zf, r->tmin));
+    vm line = vf_le(tn, tf);
+    *entry = zn;
+    return m_andnot(line, out);
+}
+
+/* The lanes of a packet whose record a triangle at scene index g with
+ * candidates c and t replaces: nearer, or (rare, scalar) the same t and a
+ * lower index than the best so far (or an empty record for the first). */
+RP_INLINE vm scene_accept(vm c, vf t, vf tmin, vf best, uint32_t g, const uint32_t *bg,
+                          vm nothas0) {
+    vm in = m_and(m_and(c, vf_ge(t, tmin)), vf_le(t, best));
+    vm acc = m_and(in, vf_lt(t, best));
+    vm tie = m_andnot(in, acc);
+    if (m_any(tie)) {
+        unsigned tb = m_bits(tie), nb = m_bits(nothas0);
+        uint8_t ok[V_W];
+        for (int l = 0; l < V_W; l++)
+            ok[l] = ((tb >> l) & 1u) &&
+                    (bg[l] != RP_NO_HIT ? g < bg[l] : ((nb >> l) & 1u) != 0);
+        acc = m_or(acc, m_and(tie, m_from_bytes(ok)));
+    }
+    return acc;
+}
+
+typedef struct pentry {
+    uint32_t node;
+    float entry; /* the smallest kz entry over the lanes that hit it */
+} pentry;
+
+/* Horizontal minimum of the lanes of m (m not empty). */
+RP_INLINE float vf_hmin(vf a, vm m) {
+    float x[V_W];
+    unsigned b = m_bits(m);
+    vf_storeu(x, a);
+    float r = INFINITY;
+    for (int l = 0; l < V_W; l++)
+        if ((b >> l) & 1u)
+            r = x[l] == x[l] ? (x[l] < r ? x[l] : r) : -INFINITY; /* NaN bounds nothing */
+    return r;
+}
+
+/* One packet (rays i .. i+m-1) down the tree.  closest: keep the nearest;
+ * else any hit (occluded[]). */
+RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t *active,
+                                 unsigned flags, rp_hits *hits, uint32_t *mesh,
+                                 uint8_t *occluded, int closest, size_t i, size_t m,
+                                 pentry *stack, size_t cap) {
+    vray r;
+    ld_rays(rays, i, m, NEED_D | NEED_RD | NEED_WT, &r);
+    vm act = ld_active(active, i, m);
+    vm live = m_and(act, vf_eq(r.rdx, r.rdx));
+    if (!m_any(live))
+        return RP_OK;
+    wt_uniform(&r, live);
+    vbox_ray br;
+    box_ray_setup(&r, s->bound, &br);
+    vf best = vf_select(live, r.tmax, vf_set1(NAN)); /* NaN: a lane out of the game */
+    vm nothas0 = closest ? vi_eq(ld_prim_index(hits->prim, i, m), vi_set1(RP_NO_HIT))
+                         : m_lanes(0);
+    uint32_t bg[V_W]; /* scene index of each lane's best hit, or RP_NO_HIT */
+    for (int l = 0; l < V_W; l++)
+        bg[l] = RP_NO_HIT;
+    vm upd = m_lanes(0), todo = live;
+    vf bu = vf_set1(0.0f), bv = bu, bw = bu; /* U, V, W of the kept hits */
+    size_t sp = 0;
+    stack[sp++] = (pentry){0, -INFINITY};
+    while (sp && m_any(todo)) {
+        pentry pe = stack[--sp];
+        /* skip when every lane's best is below the entry (NaN lanes: out) */
+        if (!m_any(m_and(todo, vf_ge(best, vf_set1(pe.entry)))))
+            continue;
+        const rp_bvh_node *nd = &s->nodes[pe.node];
+        pentry kids[RP_BVH_WIDTH];
+        int nk = 0;
+        for (int k = 0; k < RP_BVH_WIDTH; k++) {
+            if (nd->child[k] == RP_NO_HIT)
+                continue;
+            vf entry;
+            vm h = m_and(box_test(&r, &br, nd, k, best, &entry), todo);
+            if (!m_any(h))
+                continue;
+            if (nd->count[k]) { /* a leaf: its triangles now */
+                for (uint32_t p = nd->child[k]; p < nd->child[k] + nd->count[k]; p++) {
+                    const float *tp = (const float *)(const void *)&s->leaf_tris[p];
+                    float pad4[12] = {0}; /* vf_pick reads one float past */
+                    if (p + 1 == s->ntris) {
+                        memcpy(pad4, tp, 9 * sizeof(float));
+                        tp = pad4;
+                    }
+                    vprim pv;
+                    veval e;
+                    wt_pick(&r, tp, pv.f);
+                    vm c = m_and(wt_cand(&r, &pv, &e, 0), todo);
+                    if (!m_any(c))
+                        continue;
+                    c = tri_late(K_WT, flags, &r, tp, NULL, c, &e);
+                    if (!m_any(c))
+                        continue;
+                    if (!closest) {
+                        vm hit = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
+                        upd = m_or(upd, hit);
+                        todo = m_andnot(todo, hit);
+                        continue;
+                    }
+                    uint32_t g = s->leaf_index[p];
+                    vm acc = scene_accept(c, e.t, r.tmin, best, g, bg, nothas0);
+                    if (!m_any(acc))
+                        continue;
+                    best = vf_select(acc, e.t, best);
+                    upd = m_or(upd, acc);
+                    bu = vf_select(acc, e.wu, bu);
+                    bv = vf_select(acc, e.uu, bv);
+                    bw = vf_select(acc, e.vv, bw);
+                    unsigned ab = m_bits(acc);
+                    for (int l = 0; l < V_W; l++)
+                        if ((ab >> l) & 1u)
+                            bg[l] = g;
+                }
+                continue;
+            }
+            /* an inner node: on the stack, nearest popped first */
+            float en = vf_hmin(entry, h);
+            int j = nk++;
+            while (j > 0 && kids[j - 1].entry < en) {
+                kids[j] = kids[j - 1];
+                j--;
+            }
+            kids[j] = (pentry){nd->child[k], en};
+        }
+        if (sp + (size_t)nk > cap)
+            return RP_ERR_NOMEM; /* cannot happen: cap = nodes */
+        for (int j = 0; j < nk; j++) /* farthest first */
+            stack[sp++] = kids[j];
+    }
+    unsigned ub = m_bits(upd);
+    if (!ub)
+        return RP_OK;
+    if (!closest) {
+        for (size_t l = 0; l < m; l++)
+            if ((ub >> l) & 1u)
+                occluded[i + l] = 1;
+        return RP_OK;
+    }
+    float tb[V_W], uu[V_W], vv[V_W], ww[V_W];
+    vf_storeu(tb, best);
+    vf_storeu(uu, bu);
+    vf_storeu(vv, bv);
+    vf_storeu(ww, bw);
+    for (size_t l = 0; l < m; l++) {
+        if (!((ub >> l) & 1u))
+            continue;
+        double det = rp_ref_wt_det(uu[l], vv[l], ww[l]);
+        size_t lo = 0, hi = s->nmeshes; /* the mesh of bg[l] */
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->mesh_first[mid] <= bg[l])
+                lo = mid;
+            else
+                hi = mid;
+        }
+        rays->tmax[i + l] = tb[l];
+        hits->t[i + l] = tb[l];
+        hits->u[i + l] = rp_ref_wt_bary(vv[l], det);
+        hits->v[i + l] = rp_ref_wt_bary(ww[l], det);
+        hits->prim[i + l] = bg[l] - s->mesh_first[lo];
+        if (mesh)
+            mesh[i + l] = (uint32_t)lo;
+    }
+    return RP_OK;
+}
+
+static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *active,
+                             unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
+                             int closest) {
+    if (!(flags & RP_WATERTIGHT)) /* Moller-Trumbore: the reference (see top) */
+        return closest ? rp_scene_closest_ref(s, rays, active, flags, hits, mesh)
+                       : rp_scene_occluded_ref(s, rays, active, flags, occluded);
+    pentry local[RP_SCENE_STACK];
+    /* every node is pushed at most once per packet */
+    size_t cap = s->nnodes <= RP_SCENE_STACK ? RP_SCENE_STACK : s->nnodes;
+    pentry *stack = cap == RP_SCENE_STACK ? local : malloc(cap * sizeof *stack);
+    if (!stack)
+        return RP_ERR_NOMEM;
+    rp_status st = RP_OK;
+    for (size_t i = 0; i < rays->n && !st; i += V_W) {
+        size_t m = min_w(rays->n - i);
+        st = (flags & RP_CULL_BACKFACE)
+                 ? scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
+                                occluded, closest, i, m, stack, cap)
+                 : scene_packet(s, rays, active, RP_WATERTIGHT, hits, mesh, occluded, closest,
+                                i, m, stack, cap);
+    }
+    if (stack != local)
+        free(stack);
+    return st;
+}
+
+static rp_status scene_closest(const rp_scene *s, rp_rays *rays, const uint8_t *active,
+                               unsigned flags, rp_hits *hits, uint32_t *mesh) {
+    return scene_query(s, rays, active, flags, hits, mesh, NULL, 1);
+}
+
+static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const uint8_t *active,
+                                unsigned flags, uint8_t *occluded) {
+    /* rays is only read on this path */
+    return scene_query(s, (rp_rays *)(uintptr_t)rays, active, flags, NULL, NULL, occluded, 0);
+}
