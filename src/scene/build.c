@@ -38,18 +38,24 @@ typedef struct builder {
     size_t nbn;
 } builder;
 
+/* every coordinate is finite (rp_scene_add_* refuse others), so the plain
+ * compare-and-select is exact; fminf/fmaxf would be libm calls for their
+ * NaN rules */
+static float mn(float a, float b) { return a < b ? a : b; }
+static float mx(float a, float b) { return a > b ? a : b; }
+
 static rp_aabb box_empty(void) {
     rp_aabb b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
     return b;
 }
 
 static void box_grow(rp_aabb *b, const rp_aabb *o) {
-    b->min.x = fminf(b->min.x, o->min.x);
-    b->min.y = fminf(b->min.y, o->min.y);
-    b->min.z = fminf(b->min.z, o->min.z);
-    b->max.x = fmaxf(b->max.x, o->max.x);
-    b->max.y = fmaxf(b->max.y, o->max.y);
-    b->max.z = fmaxf(b->max.z, o->max.z);
+    b->min.x = mn(b->min.x, o->min.x);
+    b->min.y = mn(b->min.y, o->min.y);
+    b->min.z = mn(b->min.z, o->min.z);
+    b->max.x = mx(b->max.x, o->max.x);
+    b->max.y = mx(b->max.y, o->max.y);
+    b->max.z = mx(b->max.z, o->max.z);
 }
 
 /* half the surface area; 0 for an empty box */
@@ -66,12 +72,12 @@ static float comp(const rp_vec3 *v, int k) { return k == 0 ? v->x : k == 1 ? v->
 
 static rp_aabb tri_box(const rp_triangle *t) {
     rp_aabb b;
-    b.min.x = fminf(fminf(t->v0.x, t->v1.x), t->v2.x);
-    b.min.y = fminf(fminf(t->v0.y, t->v1.y), t->v2.y);
-    b.min.z = fminf(fminf(t->v0.z, t->v1.z), t->v2.z);
-    b.max.x = fmaxf(fmaxf(t->v0.x, t->v1.x), t->v2.x);
-    b.max.y = fmaxf(fmaxf(t->v0.y, t->v1.y), t->v2.y);
-    b.max.z = fmaxf(fmaxf(t->v0.z, t->v1.z), t->v2.z);
+    b.min.x = mn(mn(t->v0.x, t->v1.x), t->v2.x);
+    b.min.y = mn(mn(t->v0.y, t->v1.y), t->v2.y);
+    b.min.z = mn(mn(t->v0.z, t->v1.z), t->v2.z);
+    b.max.x = mx(mx(t->v0.x, t->v1.x), t->v2.x);
+    b.max.y = mx(mx(t->v0.y, t->v1.y), t->v2.y);
+    b.max.z = mx(mx(t->v0.z, t->v1.z), t->v2.z);
     return b;
 }
 
@@ -79,51 +85,57 @@ static rp_aabb tri_box(const rp_triangle *t) {
  * (or for "split at the middle", when no binned split separates anything
  * and the range is too large for one leaf: *mid is then set). */
 static int find_split(const builder *b, size_t begin, size_t end, const rp_aabb *box,
-                      int *axis_out, int *bin_out, float *cmin_out, float *scale_out) {
+                      const rp_aabb *cb, int *axis_out, int *bin_out, float *cmin_out,
+                      float *scale_out) {
     size_t n = end - begin;
-    rp_aabb cb = box_empty();
-    for (size_t i = begin; i < end; i++) {
-        const float *c = b->cen + 3 * (size_t)b->idx[i];
-        rp_aabb p = {{c[0], c[1], c[2]}, {c[0], c[1], c[2]}};
-        box_grow(&cb, &p);
-    }
     float best = INFINITY;
     int best_axis = -1, best_bin = 0;
+    float lo[3], scale[3];
+    int use[3];
+    rp_aabb bins[3][NBINS];
+    size_t cnt[3][NBINS] = {{0}};
     for (int a = 0; a < 3; a++) {
-        float lo = comp(&cb.min, a), hi = comp(&cb.max, a);
-        float ext = hi - lo;
-        float scale = (float)NBINS / ext;
+        lo[a] = comp(&cb->min, a);
+        float ext = comp(&cb->max, a) - lo[a];
+        scale[a] = (float)NBINS / ext;
         /* (an extent that overflows gives scale 0: no binning on that axis) */
-        if (!(ext > 0.0f) || !(scale > 0.0f) || !isfinite(ext) || !isfinite(scale))
-            continue;
-        rp_aabb bins[NBINS];
-        size_t cnt[NBINS] = {0};
+        use[a] = ext > 0.0f && scale[a] > 0.0f && isfinite(ext) && isfinite(scale[a]);
         for (int k = 0; k < NBINS; k++)
-            bins[k] = box_empty();
+            bins[a][k] = box_empty();
+    }
+    if (n > 1) { /* one pass bins the three axes */
         for (size_t i = begin; i < end; i++) {
             uint32_t t = b->idx[i];
-            float d = b->cen[3 * (size_t)t + a] - lo;
-            int k = (int)(d * scale);
-            k = k < 0 ? 0 : k >= NBINS ? NBINS - 1 : k;
-            cnt[k]++;
-            box_grow(&bins[k], &b->tbox[t]);
+            for (int a = 0; a < 3; a++) {
+                if (!use[a])
+                    continue;
+                float d = b->cen[3 * (size_t)t + a] - lo[a];
+                int k = (int)(d * scale[a]);
+                k = k < 0 ? 0 : k >= NBINS ? NBINS - 1 : k;
+                cnt[a][k]++;
+                box_grow(&bins[a][k], &b->tbox[t]);
+            }
         }
+    }
+    for (int a = 0; a < 3 && n > 1; a++) {
+        if (!use[a])
+            continue;
         /* right-to-left sweep for the right sides, then left-to-right */
         float rarea[NBINS];
         size_t rcnt[NBINS];
         rp_aabb acc = box_empty();
         size_t c = 0;
         for (int k = NBINS - 1; k > 0; k--) {
-            box_grow(&acc, &bins[k]);
-            c += cnt[k];
+            box_grow(&acc, &bins[a][k]);
+            c += cnt[a][k];
             rarea[k] = box_area(&acc);
             rcnt[k] = c;
         }
         acc = box_empty();
         c = 0;
         for (int k = 1; k < NBINS; k++) {
-            box_grow(&acc, &bins[k - 1]);
-            c += cnt[k - 1];
+            box_grow(&acc, &bins[a][k - 1]);
+            c += cnt[a][k - 1];
             if (c == 0 || rcnt[k] == 0)
                 continue;
             float cost = box_area(&acc) * (float)c + rarea[k] * (float)rcnt[k];
@@ -131,8 +143,8 @@ static int find_split(const builder *b, size_t begin, size_t end, const rp_aabb 
                 best = cost;
                 best_axis = a;
                 best_bin = k;
-                *cmin_out = lo;
-                *scale_out = scale;
+                *cmin_out = lo[a];
+                *scale_out = scale[a];
             }
         }
     }
@@ -174,14 +186,19 @@ static rp_status build_binary(builder *b, size_t n) {
     st[nt++] = (task){0, 0, (uint32_t)n};
     while (nt) {
         task tk = st[--nt];
-        rp_aabb box = box_empty();
-        for (size_t i = tk.begin; i < tk.end; i++)
-            box_grow(&box, &b->tbox[b->idx[i]]);
+        rp_aabb box = box_empty(), cb = box_empty(); /* triangles, centroids */
+        for (size_t i = tk.begin; i < tk.end; i++) {
+            uint32_t t = b->idx[i];
+            const float *c = b->cen + 3 * (size_t)t;
+            rp_aabb p = {{c[0], c[1], c[2]}, {c[0], c[1], c[2]}};
+            box_grow(&box, &b->tbox[t]);
+            box_grow(&cb, &p);
+        }
         int axis = -1, bin = 0;
         float cmin = 0.0f, scale = 0.0f;
         bnode *nd = &b->bn[tk.node];
         nd->box = box;
-        if (find_split(b, tk.begin, tk.end, &box, &axis, &bin, &cmin, &scale) < 0) {
+        if (find_split(b, tk.begin, tk.end, &box, &cb, &axis, &bin, &cmin, &scale) < 0) {
             nd->leaf = 1;
             nd->left = tk.begin;
             nd->right = tk.end - tk.begin;
@@ -350,9 +367,9 @@ rp_status rp_scene_build_bvh(rp_scene *s) {
         b.cen[3 * i + 1] = cy * 0.5f;
         b.cen[3 * i + 2] = cz * 0.5f;
         b.idx[i] = (uint32_t)i;
-        bound = fmaxf(bound, fmaxf(fmaxf(fabsf(t.min.x), fabsf(t.max.x)),
-                                   fmaxf(fmaxf(fabsf(t.min.y), fabsf(t.max.y)),
-                                         fmaxf(fabsf(t.min.z), fabsf(t.max.z)))));
+        bound = mx(bound, mx(mx(fabsf(t.min.x), fabsf(t.max.x)),
+                                   mx(mx(fabsf(t.min.y), fabsf(t.max.y)),
+                                         mx(fabsf(t.min.z), fabsf(t.max.z)))));
     }
     if ((st = build_binary(&b, n)) != RP_OK)
         goto out;
