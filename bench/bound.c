@@ -241,7 +241,7 @@ static int cand(const rpb_work *w, size_t i, size_t j, float best, float *t) {
     if (w->tris && (w->flags & RP_WATERTIGHT)) {
         rp_wt_ray wr = rp_ref_wt_setup(&r);
         rp_wt_eval e = rp_ref_wt_eval(&r, &wr, &w->tris[j], w->flags);
-        *t = e.candidate ? rp_ref_wt_t(&wr, &e) : INFINITY;
+        *t = e.candidate ? rp_ref_wt_t(&r, &wr, &w->tris[j], &e) : INFINITY;
         return e.candidate;
     }
     if (w->tris) {

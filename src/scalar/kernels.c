@@ -104,7 +104,7 @@ static inline int wt_test(const rp_ray1 *r, const rp_wt_ray *w,
     rp_wt_eval e = rp_ref_wt_eval(r, w, tri, flags);
     if (!e.candidate)
         return 0;
-    *t = rp_ref_wt_t(w, &e);
+    *t = rp_ref_wt_t(r, w, tri, &e);
     return 1;
 }
 

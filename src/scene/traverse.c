@@ -41,7 +41,7 @@ static int tri_hit(const rp_ray1 *r, const rp_wt_ray *w, const rp_triangle *t, u
         rp_wt_eval e = rp_ref_wt_eval(r, w, t, flags);
         if (!e.candidate)
             return 0;
-        *tt = rp_ref_wt_t(w, &e);
+        *tt = rp_ref_wt_t(r, w, t, &e);
         return 1;
     }
     rp_tri_eval e = rp_ref_tri_eval(r, t, flags);

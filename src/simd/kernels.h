@@ -83,7 +83,7 @@ typedef struct vray {
     /* the watertight frame of rp_ref_wt_setup, per lane (NEED_WT): o[kx],
      * o[ky], o[kz], the shear sx, sy, sz, d[kz], and the axes as vf_pick
      * indices (packets) or as ints (one ray in every lane, bc_ray) */
-    vf wox, woy, woz, wsx, wsy, wsz, wdkz;
+    vf wox, woy, woz, wsx, wsy, wsz, wdkx, wdky, wdkz;
     vp wpx, wpy, wpz;
     vm wz1, wz2; /* packets: |dy| > |dx|; |dz| > both (kz = 1 or 2) */
     int wkx, wky, wkz; /* the axes when uniform (bc_ray, wt_uniform), else -1 */
@@ -161,6 +161,8 @@ RP_INLINE void wt_setup_v(vray *v) {
 #undef RP_WT_PICK
     v->wsx = vf_div(dkx, dkz);
     v->wsy = vf_div(dky, dkz);
+    v->wdkx = dkx;
+    v->wdky = dky;
     v->wdkz = dkz;
     vi i0 = vi_set1(0), i1 = vi_set1(1), i2 = vi_set1(2);
     v->wpx = vp_make(vi_select(z2, i0, vi_select(z1, i2, i1)));
@@ -240,6 +242,9 @@ RP_INLINE void bc_ray(const rp_rays *r, size_t i, unsigned need, vray *v) {
     v->wsx = vf_set1(w.sx);
     v->wsy = vf_set1(w.sy);
     v->wsz = vf_set1(w.sz);
+    const float d[3] = {s.dx, s.dy, s.dz};
+    v->wdkx = vf_set1(d[w.kx]);
+    v->wdky = vf_set1(d[w.ky]);
     v->wdkz = vf_set1(w.dkz);
     v->wkx = w.kx;
     v->wky = w.ky;
@@ -571,28 +576,42 @@ RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigne
 
 /* det, the last tests (det != 0, culling) and t of the inside lanes c, in
  * double, lane by lane, by the reference's own functions (rp_ref_wt_det,
- * rp_ref_wt_usable, rp_ref_wt_tval); returns the candidates, sets e->t. */
-static RP_NOINLINE void wt_finish_lanes(unsigned flags, unsigned bits, float f[9][V_W],
+ * rp_ref_wt_usable, rp_ref_wt_tplane); returns the candidates, sets e->t.
+ * f: U, V, W, the nine vertex components and o and d in the ray's frame. */
+enum { WF_U, WF_V, WF_W, WF_VTX, WF_O = WF_VTX + 9, WF_D = WF_O + 3, WF_N = WF_D + 3 };
+static RP_NOINLINE void wt_finish_lanes(unsigned flags, unsigned bits, float f[WF_N][V_W],
                                         uint8_t *ok, float *t) {
     for (int k = 0; k < V_W; k++) {
         ok[k] = 0;
         t[k] = 0.0f;
         if (!((bits >> k) & 1u))
             continue;
-        double det = rp_ref_wt_det(f[0][k], f[1][k], f[2][k]);
-        ok[k] = (uint8_t)rp_ref_wt_usable(det, f[7][k], flags);
-        if (ok[k])
-            t[k] = rp_ref_wt_tval(f[0][k], f[1][k], f[2][k], det, f[3][k], f[4][k], f[5][k],
-                                  f[6][k]);
+        double det = rp_ref_wt_det(f[WF_U][k], f[WF_V][k], f[WF_W][k]);
+        ok[k] = (uint8_t)rp_ref_wt_usable(det, f[WF_D + 2][k], flags);
+        if (!ok[k])
+            continue;
+        float v[9], o[3], d[3];
+        for (int i = 0; i < 9; i++)
+            v[i] = f[WF_VTX + i][k];
+        for (int i = 0; i < 3; i++) {
+            o[i] = f[WF_O + i][k];
+            d[i] = f[WF_D + i][k];
+        }
+        t[k] = rp_ref_wt_tplane(v, o, d, f[WF_U][k], f[WF_V][k], f[WF_W][k], det);
     }
 }
 
-RP_INLINE vm wt_finish(unsigned flags, const vray *r, vm c, veval *e) {
-    float f[9][V_W], t[V_W];
+RP_INLINE vm wt_finish(unsigned flags, const vray *r, const vprim *pv, vm c, veval *e) {
+    float f[WF_N][V_W], t[V_W];
     uint8_t ok[V_W];
-    const vf in[8] = {e->wu, e->uu, e->vv, e->wz0, e->wz1, e->wz2, r->wsz, r->wdkz};
-    for (int k = 0; k < 8; k++)
-        vf_storeu(f[k], in[k]);
+    vf_storeu(f[WF_U], e->wu);
+    vf_storeu(f[WF_V], e->uu);
+    vf_storeu(f[WF_W], e->vv);
+    for (int i = 0; i < 9; i++)
+        vf_storeu(f[WF_VTX + i], pv->f[i]);
+    const vf od[6] = {r->wox, r->woy, r->woz, r->wdkx, r->wdky, r->wdkz};
+    for (int i = 0; i < 6; i++)
+        vf_storeu(f[WF_O + i], od[i]);
     wt_finish_lanes(flags, m_bits(c), f, ok, t);
     e->t = vf_loadu(t);
     return m_from_bytes(ok);
@@ -619,21 +638,20 @@ RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
                       const vprim *f, vm c, veval *e) {
     vf zero = vf_set1(0.0f);
     if (kind == K_WT) {
-        if (m_any(m_and(c, wt_undecided(e)))) {
-            vprim pv;
-            if (!f) {
-                wt_pick(r, p, pv.f);
-                f = &pv;
-            }
-            c = m_and(c, wt_cand(r, f, e, 1));
-        } else {
-            c = m_and(c, wt_inside(e)); /* every lane of c decided in float */
+        vprim pv;
+        if (!f) {
+            wt_pick(r, p, pv.f);
+            f = &pv;
         }
+        if (m_any(m_and(c, wt_undecided(e))))
+            c = m_and(c, wt_cand(r, f, e, 1));
+        else
+            c = m_and(c, wt_inside(e)); /* every lane of c decided in float */
         if (!m_any(c)) {
             e->t = zero;
             return c;
         }
-        return wt_finish(flags, r, c, e);
+        return wt_finish(flags, r, f, c, e);
     }
     return (flags & RP_CULL_BACKFACE) ? c : m_and(c, vf_neq(e->det, zero));
 }

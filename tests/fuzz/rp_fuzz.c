@@ -810,7 +810,7 @@ static RP_NOINLINE long wt_box_scan(const fcase *c, const result *ref,
             rp_wt_eval e = rp_ref_wt_eval(&r, &w, &tri, c->flags);
             if (!e.candidate)
                 continue;
-            float t = rp_ref_wt_t(&w, &e);
+            float t = rp_ref_wt_t(&r, &w, &tri, &e);
             if (!((r.tmin <= t) & (t <= r.tmax)))
                 continue;
             checked++;
