@@ -290,67 +290,77 @@ static inline int rp_ref_wt_undecided(float x) { return !((x < 0.0f) | (x > 0.0f
 
 /* The parts of the test after the inside decision, one lane at a time
  * (shared with the SIMD variants, which run them on inside lanes only). */
+/* det = (U + V) + W in float (U, V, W share a sign on an inside lane, so
+ * it is 0 only when all three are); det != 0, and with culling det with the
+ * sign of d[kz] applied > 0 */
+static inline float rp_ref_wt_detf(float u, float v, float w) {
+    float d = u + v;
+    return d + w;
+}
+static inline int rp_ref_wt_usable(float det, float dkz, unsigned flags) {
+    return (flags & RP_CULL_BACKFACE) ? rp_xorsign(det, dkz) > 0.0f : det != 0.0f;
+}
+/* The triangle's normal n = (v1 - v0) x (v2 - v0) in double (each edge and
+ * each product is exact there, the difference rounded once), then rounded
+ * to float.  In float the cross product of a long thin triangle's two long
+ * edges cancels: its direction was off by 1e-3 on a tube of radius 0.01
+ * and length 100.  v: the nine vertex components in any cyclic order of the
+ * axes (a rotation: the result's components come out in that order, the
+ * same bits). */
+static inline void rp_ref_wt_normal(const float v[9], float n[3]) {
+    double e1[3], e2[3], a, b;
+    for (int k = 0; k < 3; k++) {
+        e1[k] = (double)v[3 + k] - (double)v[k];
+        e2[k] = (double)v[6 + k] - (double)v[k];
+    }
+    a = e1[1] * e2[2]; b = e1[2] * e2[1]; n[0] = (float)(a - b);
+    a = e1[2] * e2[0]; b = e1[0] * e2[2]; n[1] = (float)(a - b);
+    a = e1[0] * e2[1]; b = e1[1] * e2[0]; n[2] = (float)(a - b);
+}
+
+/* t of an inside triangle, in the ray's frame (v: the nine vertex
+ * components ordered kx, ky, kz per vertex; o, d, n: the ray's and the
+ * normal's (rp_ref_wt_normal), same order; sz = 1 / d[kz] as prepared): the
+ * intersection with the triangle's plane, t = (n . (v0 - o)) / (n . d), in
+ * float, clamped to [min zk, max zk], zk = sz * (vk[kz] - o[kz]) (where the
+ * ray crosses each vertex's kz plane; a NaN t, from a ray in the plane,
+ * becomes min zk), so it never leaves the triangle's kz slab, which the
+ * conservative box test relies on.  Why not Woop's barycentric
+ * t = (U z0 + V z1 + W z2) / det: it is a weighted mean of the zk, and for a
+ * long thin triangle whose vertices' zk lie far from the hit, the weights'
+ * rounding is multiplied by that distance: on a tube of radius 0.01 and
+ * length 100 it put hits at t = -0.67 instead of 1.0002 (tests/watertight
+ * saw them as leaks); the plane's t is off by about u |v0 - o| divided by
+ * the distance to the plane.  (In float the barycentric sum also underflowed
+ * to 0 for slivers and det overflowed for huge ones, which rp_fuzz found
+ * through the box test.)  Every variant computes this on inside lanes only. */
+static inline float rp_ref_wt_tplane(const float v[9], const float o[3], const float d[3],
+                                     const float n[3], float sz) {
+    float q[3], a, b;
+    for (int k = 0; k < 3; k++)
+        q[k] = v[k] - o[k];
+    a = n[0] * q[0]; b = n[1] * q[1]; float num = a + b;
+    a = n[2] * q[2]; num = num + a;
+    a = n[0] * d[0]; b = n[1] * d[1]; float den = a + b;
+    a = n[2] * d[2]; den = den + a;
+    float t = num / den;
+    float z0 = v[2] - o[2], z1 = v[5] - o[2], z2 = v[8] - o[2];
+    z0 = sz * z0;
+    z1 = sz * z1;
+    z2 = sz * z2;
+    float lo = rp_minf(z1, z0), hi = rp_maxf(z1, z0);
+    lo = rp_minf(z2, lo);
+    hi = rp_maxf(z2, hi);
+    t = rp_maxf(t, lo); /* NaN t: lo */
+    t = rp_minf(t, hi);
+    return t;
+}
+
+/* u = V / det and v = W / det of the kept hit, in double (no overflow of
+ * det, no underflow of the quotient's inputs) */
 static inline double rp_ref_wt_det(float u, float v, float w) {
     double d = (double)u + (double)v;
     return d + (double)w;
-}
-/* det != 0; with culling, det with the sign of d[kz] applied > 0 */
-static inline int rp_ref_wt_usable(double det, float dkz, unsigned flags) {
-    if (!(flags & RP_CULL_BACKFACE))
-        return det != 0.0;
-    return (signbit(dkz) ? -det : det) > 0.0;
-}
-/* t of an inside triangle, in double, in the ray's frame (v: the nine
- * vertex components ordered kx, ky, kz per vertex; o, d: the ray's, same
- * order; all floats as given).  The intersection with the triangle's plane,
- * q_i = v_i - o, n = (q1 - q0) x (q2 - q0), t = (n . q0) / (n . d): every
- * q_i and q1 - q0, q2 - q0 is exact in double and each product of the cross
- * product too, so t is accurate to about 2^-50 relative unless the ray is
- * nearly parallel to the plane.  The barycentric form (U z0 + V z1 + W z2)
- * / det of Woop et al. loses that accuracy for long thin triangles, whose
- * vertices' z lie far from the hit: on a tube of radius 0.01 and length 100
- * it put hits at t = -0.67 instead of 1.0002, which tests/watertight caught
- * as leaks.  t is then clamped to [min zk, max zk], zk = q_k[kz] / d[kz]
- * (where the ray crosses each vertex's kz plane; the barycentric t, a
- * weighted mean of the zk, is used where the plane's is not a number), so
- * it never leaves the triangle's kz slab: the conservative box test relies
- * on that. */
-static inline float rp_ref_wt_tplane(const float v[9], const float o[3], const float d[3],
-                                     float u, float vv, float w, double det) {
-    double q[3][3], e1[3], e2[3], n[3], z[3];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++)
-            q[i][k] = (double)v[3 * i + k] - (double)o[k];
-    for (int k = 0; k < 3; k++) {
-        e1[k] = q[1][k] - q[0][k];
-        e2[k] = q[2][k] - q[0][k];
-    }
-    double a, b;
-    a = e1[1] * e2[2]; b = e1[2] * e2[1]; n[0] = a - b;
-    a = e1[2] * e2[0]; b = e1[0] * e2[2]; n[1] = a - b;
-    a = e1[0] * e2[1]; b = e1[1] * e2[0]; n[2] = a - b;
-    a = n[0] * q[0][0]; b = n[1] * q[0][1]; double num = a + b;
-    a = n[2] * q[0][2]; num = num + a;
-    a = n[0] * (double)d[0]; b = n[1] * (double)d[1]; double den = a + b;
-    a = n[2] * (double)d[2]; den = den + a;
-    double t = num / den;
-    for (int i = 0; i < 3; i++)
-        z[i] = q[i][2] / (double)d[2];
-    double lo = z[0], hi = z[0];
-    for (int i = 1; i < 3; i++) {
-        lo = z[i] < lo ? z[i] : lo;
-        hi = z[i] > hi ? z[i] : hi;
-    }
-    if (!(t == t)) { /* den = 0 (or inf / inf): the barycentric mean */
-        a = (double)u * z[0];
-        b = (double)vv * z[1];
-        t = a + b;
-        a = (double)w * z[2];
-        t = t + a;
-        t = t / det;
-    }
-    t = t < lo ? lo : t > hi ? hi : t;
-    return (float)t;
 }
 static inline float rp_ref_wt_bary(float x, double det) { return (float)((double)x / det); }
 
@@ -370,8 +380,7 @@ static inline float rp_ref_wt_bary(float x, double det) { return (float)((double
  * behind the origin reported at t = 0) or det to inf.  These run only for
  * triangles that are inside, so the cost is off the hot path. */
 typedef struct rp_wt_eval {
-    float u, v, w;
-    double det;
+    float u, v, w, det;
     float z0, z1, z2; /* v[kz] - o[kz] of the three vertices */
     int candidate;
 } rp_wt_eval;
@@ -394,7 +403,7 @@ static inline rp_wt_eval rp_ref_wt_eval(const rp_ray1 *r, const rp_wt_ray *w,
         int pos = (e.u > 0.0f) & (e.v > 0.0f) & (e.w > 0.0f);
         inside = neg | pos;
     }
-    e.det = rp_ref_wt_det(e.u, e.v, e.w);
+    e.det = rp_ref_wt_detf(e.u, e.v, e.w);
     e.candidate = inside & rp_ref_wt_usable(e.det, w->dkz, flags) & (r->rdx == r->rdx);
     return e;
 }
@@ -415,12 +424,16 @@ static inline float rp_ref_wt_t(const rp_ray1 *r, const rp_wt_ray *w, const rp_t
         o[k] = o3[ax[k]];
         d[k] = d3[ax[k]];
     }
-    return rp_ref_wt_tplane(v, o, d, e->u, e->v, e->w, e->det);
+    (void)e;
+    float n[3];
+    rp_ref_wt_normal(v, n);
+    return rp_ref_wt_tplane(v, o, d, n, w->sz);
 }
 
 static inline void rp_ref_wt_uv(const rp_wt_eval *e, float *u, float *v) {
-    *u = rp_ref_wt_bary(e->v, e->det);
-    *v = rp_ref_wt_bary(e->w, e->det);
+    double det = rp_ref_wt_det(e->u, e->v, e->w);
+    *u = rp_ref_wt_bary(e->v, det);
+    *v = rp_ref_wt_bary(e->w, det);
 }
 
 /* The conservative box test the scene layer's traversal relies on: if the

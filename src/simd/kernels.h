@@ -574,47 +574,74 @@ RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigne
     return plane_cand(r, p, e);
 }
 
-/* det, the last tests (det != 0, culling) and t of the inside lanes c, in
- * double, lane by lane, by the reference's own functions (rp_ref_wt_det,
- * rp_ref_wt_usable, rp_ref_wt_tplane); returns the candidates, sets e->t.
- * f: U, V, W, the nine vertex components and o and d in the ray's frame. */
-enum { WF_U, WF_V, WF_W, WF_VTX, WF_O = WF_VTX + 9, WF_D = WF_O + 3, WF_N = WF_D + 3 };
-static RP_NOINLINE void wt_finish_lanes(unsigned flags, unsigned bits, float f[WF_N][V_W],
-                                        uint8_t *ok, float *t) {
+/* The rest of rp_ref_wt_eval and rp_ref_wt_t on the inside lanes c: det
+ * (rp_ref_wt_detf), the last tests (rp_ref_wt_usable) and t, the plane's
+ * intersection clamped to the kz range (rp_ref_wt_tplane), operation for
+ * operation; pv: the vertices in the ray's frame.  Returns the candidates,
+ * sets e->t. */
+/* n of W triangles in the ray's frame, lane by lane (rp_ref_wt_normal);
+ * f: their vertex components in that frame. */
+static RP_NOINLINE void wt_normal_lanes(unsigned bits, float f[9][V_W], float n[3][V_W]) {
     for (int k = 0; k < V_W; k++) {
-        ok[k] = 0;
-        t[k] = 0.0f;
-        if (!((bits >> k) & 1u))
-            continue;
-        double det = rp_ref_wt_det(f[WF_U][k], f[WF_V][k], f[WF_W][k]);
-        ok[k] = (uint8_t)rp_ref_wt_usable(det, f[WF_D + 2][k], flags);
-        if (!ok[k])
-            continue;
-        float v[9], o[3], d[3];
-        for (int i = 0; i < 9; i++)
-            v[i] = f[WF_VTX + i][k];
-        for (int i = 0; i < 3; i++) {
-            o[i] = f[WF_O + i][k];
-            d[i] = f[WF_D + i][k];
+        float v[9], nn[3] = {0.0f, 0.0f, 0.0f};
+        if ((bits >> k) & 1u) {
+            for (int i = 0; i < 9; i++)
+                v[i] = f[i][k];
+            rp_ref_wt_normal(v, nn);
         }
-        t[k] = rp_ref_wt_tplane(v, o, d, f[WF_U][k], f[WF_V][k], f[WF_W][k], det);
+        for (int i = 0; i < 3; i++)
+            n[i][k] = nn[i];
     }
 }
 
-RP_INLINE vm wt_finish(unsigned flags, const vray *r, const vprim *pv, vm c, veval *e) {
-    float f[WF_N][V_W], t[V_W];
-    uint8_t ok[V_W];
-    vf_storeu(f[WF_U], e->wu);
-    vf_storeu(f[WF_V], e->uu);
-    vf_storeu(f[WF_W], e->vv);
-    for (int i = 0; i < 9; i++)
-        vf_storeu(f[WF_VTX + i], pv->f[i]);
-    const vf od[6] = {r->wox, r->woy, r->woz, r->wdkx, r->wdky, r->wdkz};
-    for (int i = 0; i < 6; i++)
-        vf_storeu(f[WF_O + i], od[i]);
-    wt_finish_lanes(flags, m_bits(c), f, ok, t);
-    e->t = vf_loadu(t);
-    return m_from_bytes(ok);
+/* p: the triangle (world frame) in every lane (packets), or NULL: then the
+ * lanes' triangles are those of pv (one ray, W triangles). */
+RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vprim *pv, vm c,
+                       veval *e) {
+    vf zero = vf_set1(0.0f);
+    vf det = vf_add(e->wu, e->uu);
+    det = vf_add(det, e->vv);
+    c = m_and(c, (flags & RP_CULL_BACKFACE) ? vf_gt(vf_xorsign(det, r->wdkz), zero)
+                                            : vf_neq(det, zero));
+    if (!m_any(c)) {
+        e->t = zero;
+        return c;
+    }
+    vf n[3];
+    if (p) { /* one normal, in each lane's frame */
+        float nw[12] = {0.0f}; /* wt_pick reads three "vertices" */
+        rp_ref_wt_normal(p, nw);
+        vprim np;
+        wt_pick(r, nw, np.f); /* the first one is n */
+        n[0] = np.f[0];
+        n[1] = np.f[1];
+        n[2] = np.f[2];
+    } else {
+        float f[9][V_W], nl[3][V_W];
+        for (int i = 0; i < 9; i++)
+            vf_storeu(f[i], pv->f[i]);
+        wt_normal_lanes(m_bits(c), f, nl);
+        for (int i = 0; i < 3; i++)
+            n[i] = vf_loadu(nl[i]);
+    }
+    const vf *v = pv->f;
+    const vf o[3] = {r->wox, r->woy, r->woz};
+    const vf d[3] = {r->wdkx, r->wdky, r->wdkz};
+    vf q[3], a, b;
+    for (int k = 0; k < 3; k++)
+        q[k] = vf_sub(v[k], o[k]);
+    a = vf_mul(n[0], q[0]); b = vf_mul(n[1], q[1]); vf num = vf_add(a, b);
+    a = vf_mul(n[2], q[2]); num = vf_add(num, a);
+    a = vf_mul(n[0], d[0]); b = vf_mul(n[1], d[1]); vf den = vf_add(a, b);
+    a = vf_mul(n[2], d[2]); den = vf_add(den, a);
+    vf t = vf_div(num, den);
+    vf z0 = vf_mul(r->wsz, e->wz0), z1 = vf_mul(r->wsz, e->wz1), z2 = vf_mul(r->wsz, e->wz2);
+    vf lo = vf_min(z1, z0), hi = vf_max(z1, z0);
+    lo = vf_min(z2, lo);
+    hi = vf_max(z2, hi);
+    t = vf_max(t, lo);
+    e->t = vf_min(t, hi);
+    return c;
 }
 
 /* u = V / det and v = W / det of the kept watertight hits (upd), in double
@@ -651,7 +678,7 @@ RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
             e->t = zero;
             return c;
         }
-        return wt_finish(flags, r, f, c, e);
+        return wt_finish(flags, r, p, f, c, e);
     }
     return (flags & RP_CULL_BACKFACE) ? c : m_and(c, vf_neq(e->det, zero));
 }
