@@ -15,7 +15,7 @@
  * oriented, and every ray origin to see every face from behind with winding
  * number 1 (so each ray from it crosses the surface exactly once).  By
  * default large meshes get a deterministic sample of their rays (at most
- * ~30 million ray-triangle tests per variant, for qemu and valgrind runs);
+ * ~12 million ray-triangle tests per variant, for qemu and valgrind runs);
  * --full casts every ray on every mesh.  A leaking ray is printed with
  * hex floats (mesh, variant, origin, direction, target), then cast alone
  * with tmin = -inf at the triangles around its target, to tell a ray that
@@ -39,9 +39,9 @@
 /* Default sample: at most this many ray-triangle pairs per mesh and call
  * (but at least DEFAULT_MIN_RAYS rays), so that the five calls per variant
  * (closest and occluded, culled closest and occluded on the inward copy,
- * culled closest on the outward mesh) over all meshes make about 30
+ * culled closest on the outward mesh) over all meshes make about 12
  * million ray-triangle tests (the occluded calls stop at the first hit). */
-#define DEFAULT_PAIRS_PER_MESH 400000u
+#define DEFAULT_PAIRS_PER_MESH 150000u
 #define DEFAULT_MIN_RAYS 48u
 #define MAX_ORIGINS 8
 #define MAX_PRINT 8 /* rays printed per failing check */
