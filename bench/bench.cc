@@ -8,7 +8,9 @@
 // are ray-primitive tests; counters: cyc_per_test (this thread's CPU time
 // times the core clock calibrated at start with an add chain), bound_cyc (the model core's best,
 // bound.c) and vs_bound = cyc_per_test / bound_cyc.  The clock, CPU and
-// bandwidth go into the JSON context (--benchmark_format=json).
+// bandwidth go into the JSON context (--benchmark_format=json).  The scene
+// rows (scene/<variant>/<kind>/<mesh>, rp_scene_* against Embree) are in
+// scene_bench.cc.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include <string>
 
 #include "bench.h"
+#include "scene_bench.h"
 
 namespace {
 
@@ -126,6 +129,7 @@ void add(const Case &c) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    rpb_scene_args(&argc, argv);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv))
         return 1;
@@ -181,6 +185,8 @@ int main(int argc, char **argv) {
                 }
 #endif
             }
+    // scene/<variant>/<kind>/<mesh>: the rp_scene_* API beside Embree (scene_bench.cc)
+    rpb_scene_register(native);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

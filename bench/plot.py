@@ -2,7 +2,9 @@
 """plot.py - turns rp_bench's JSON (--benchmark_format=json or
 --benchmark_out=FILE) into a PNG chart of ray-primitive tests per second by
 kernel, shape and variant (baselines included), and prints a Markdown table:
-kernel, shape, variant, Gtests/s, cyc/test, bound, vs autovec.
+kernel, shape, variant, Gtests/s, cyc/test, bound, vs autovec; then the scene
+rows (scene/<variant>/<kind>/<mesh>: Mrays/s or Mtris/s, bytes/triangle and
+the ratio to Embree's row of the same kind and mesh), which stay off the chart.
 
     python3 bench/plot.py bench/results/bench.json \
         --png bench/results/bench.png --md bench/results/table.md
@@ -15,7 +17,7 @@ import argparse
 import json
 import sys
 
-ORDER = ["naive", "scalar", "autovec", "sse41", "neon", "avx2", "avx512"]
+ORDER = ["naive", "scalar", "autovec", "sse41", "neon", "avx2", "avx512", "auto"]
 
 
 def variant_key(v):
@@ -27,7 +29,7 @@ def variant_key(v):
 def load(path):
     with open(path) as f:
         data = json.load(f)
-    rows = []
+    rows, scene = [], []
     for b in data.get("benchmarks", []):
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
@@ -35,6 +37,15 @@ def load(path):
             continue
         name = b.get("run_name", b["name"])
         parts = name.split("/")
+        if parts[0] == "scene" and len(parts) == 4:
+            # scene/<variant>/<kind>/<mesh>: rays (or triangles, build) per second
+            scene.append({
+                "variant": parts[1], "kind": parts[2], "mesh": parts[3],
+                "mps": b.get("Mtris_per_s" if parts[2] == "build" else "Mrays_per_s",
+                             b.get("items_per_second", 0.0) * 1e-6),
+                "bytes": b.get("bytes_per_tri"),
+            })
+            continue
         if len(parts) < 3:
             continue
         # kernel/variant/shape[/flags]: the flags (tri/avx2/packet/watertight)
@@ -48,7 +59,37 @@ def load(path):
             "vs_bound": b.get("vs_bound"),
             "label": b.get("label", ""),
         })
-    return data.get("context", {}), rows
+    return data.get("context", {}), rows, scene
+
+
+SCENE_KINDS = ["build", "primary", "shadow", "diffuse"]
+
+
+def scene_table(ctx, scene):
+    """The scene rows: one line per mesh, kind and variant, with the ratios
+    to Embree's rows (embree: rtcIntersect1/rtcOccluded1, embree-p16: the
+    16-ray packets; embree-high has its own line for build)."""
+    emb = {(r["mesh"], r["kind"]): r["mps"] for r in scene if r["variant"] == "embree"}
+    e16 = {(r["mesh"], r["kind"]): r["mps"] for r in scene if r["variant"] == "embree-p16"}
+    out = ["", "## Scenes (rp_scene_* and Embree 3, one thread)", "",
+           "Mesh: %s; image %s. Build: Mtris/s; traces: Mrays/s."
+           % (ctx.get("rp_scene_mesh", "?"), ctx.get("rp_scene_image", "?")), "",
+           "| mesh | kind | variant | M/s | bytes/tri | vs embree | vs embree-p16 |",
+           "|---|---|---|---:|---:|---:|---:|"]
+    meshes = []
+    for r in scene:
+        if r["mesh"] not in meshes:
+            meshes.append(r["mesh"])
+    kind_key = lambda k: SCENE_KINDS.index(k) if k in SCENE_KINDS else len(SCENE_KINDS)
+    key = lambda r: (meshes.index(r["mesh"]), kind_key(r["kind"]), variant_key(r["variant"]))
+    for r in sorted(scene, key=key):
+        e = emb.get((r["mesh"], r["kind"]))
+        p = e16.get((r["mesh"], r["kind"]))
+        out.append("| %s | %s | %s | %.3f | %s | %s | %s |" % (
+            r["mesh"], r["kind"], r["variant"], r["mps"],
+            ("%.1f" % r["bytes"]) if isinstance(r["bytes"], (int, float)) else "-",
+            ("%.2fx" % (r["mps"] / e)) if e else "-", ("%.2fx" % (r["mps"] / p)) if p else "-"))
+    return "\n".join(out) + "\n"
 
 
 def table(ctx, rows):
@@ -125,16 +166,16 @@ def main():
     ap.add_argument("--png", help="write the chart here")
     ap.add_argument("--md", help="write the Markdown table here (it is printed in any case)")
     a = ap.parse_args()
-    ctx, rows = load(a.json)
-    if not rows:
+    ctx, rows, scene = load(a.json)
+    if not rows and not scene:
         print("plot.py: no benchmark rows in %s" % a.json, file=sys.stderr)
         return 1
-    md = table(ctx, rows)
+    md = (table(ctx, rows) if rows else "# raypack benchmarks\n") + (scene_table(ctx, scene) if scene else "")
     sys.stdout.write(md)
     if a.md:
         with open(a.md, "w") as f:
             f.write(md)
-    if a.png:
+    if a.png and rows:
         plot(ctx, rows, a.png)
     return 0
 
