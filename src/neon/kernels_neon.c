@@ -68,6 +68,9 @@ static inline vm vf_gt(vf a, vf b) { return simde_vcgtq_f32(a, b); }
 static inline vm vf_ge(vf a, vf b) { return simde_vcgeq_f32(a, b); }
 static inline vm vf_eq(vf a, vf b) { return simde_vceqq_f32(a, b); }
 static inline vm vf_neq(vf a, vf b) { return simde_vmvnq_u32(simde_vceqq_f32(a, b)); }
+/* !(a < b), !(a > b): true for NaN too */
+static inline vm vf_nlt(vf a, vf b) { return simde_vmvnq_u32(simde_vcltq_f32(a, b)); }
+static inline vm vf_ngt(vf a, vf b) { return simde_vmvnq_u32(simde_vcgtq_f32(a, b)); }
 static inline vf vf_select(vm m, vf a, vf b) { return simde_vbslq_f32(m, a, b); }
 static inline void vf_cswap(vm m, vf *a, vf *b) {
     vf x = *a;

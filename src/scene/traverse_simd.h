@@ -169,7 +169,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                     vm c = m_and(wt_cand(&r, &pv, &e, 0), todo);
                     if (!m_any(c))
                         continue;
-                    c = tri_late(K_WT, flags, &r, tp, NULL, c, &e);
+                    c = tri_late(K_WT, flags, &r, tp, NULL, c, closest ? best : r.tmax, &e);
                     if (!m_any(c))
                         continue;
                     if (!closest) {

@@ -22,7 +22,7 @@
  *          vf_neg and vf_xorsign(a, s) (sign-bit operations, exact),
  *          vf_min(a, b) = a < b ? a : b, vf_max(a, b) = a > b ? a : b,
  *          vf_lt, vf_le, vf_gt, vf_ge, vf_eq (ordered), vf_neq (true for NaN
- *          like C's !=), vf_select(m, a, b) = m ? a : b, vf_cswap(m, &a, &b)
+ *          like C's !=), vf_nlt(a, b) = !(a < b), vf_ngt(a, b) = !(a > b), vf_select(m, a, b) = m ? a : b, vf_cswap(m, &a, &b)
  *          (swaps a and b in the lanes of m), vf_planes(p, m, &n, &f)
  *          (n = m ? p[3] : p[0], f = m ? p[0] : p[3]; reads p[0..3]),
  *          vf_gather(p, s) = {p[0], p[s], ..., p[(W-1)*s]},
@@ -525,10 +525,11 @@ RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
     e->wz1 = z[1];
     e->wz2 = z[2];
     vf zero = vf_set1(0.0f);
-    if (!exact) {
-        vm lt = m_or(m_or(vf_lt(u, zero), vf_lt(v, zero)), vf_lt(w, zero));
-        vm gt = m_or(m_or(vf_gt(u, zero), vf_gt(v, zero)), vf_gt(w, zero));
-        return m_andnot(m_lanes(V_W), m_and(lt, gt));
+    if (!exact) { /* none < 0 or none > 0 (NaN is neither): ANDs of compares,
+                   * which AVX-512 fuses into masked compares */
+        vm pos = m_and(m_and(vf_nlt(u, zero), vf_nlt(v, zero)), vf_nlt(w, zero));
+        vm neg = m_and(m_and(vf_ngt(u, zero), vf_ngt(v, zero)), vf_ngt(w, zero));
+        return m_or(pos, neg);
     }
     /* the reference's decision: float signs where all three decide, the
      * exact one (rp_ref_wt_exact) in the other lanes */
@@ -597,12 +598,21 @@ static RP_NOINLINE void wt_normal_lanes(unsigned bits, float f[9][V_W], float n[
 /* p: the triangle (world frame) in every lane (packets), or NULL: then the
  * lanes' triangles are those of pv (one ray, W triangles). */
 RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vprim *pv, vm c,
-                       veval *e) {
+                       vf best, veval *e) {
     vf zero = vf_set1(0.0f);
     vf det = vf_add(e->wu, e->uu);
     det = vf_add(det, e->vv);
     c = m_and(c, (flags & RP_CULL_BACKFACE) ? vf_gt(vf_xorsign(det, r->wdkz), zero)
                                             : vf_neq(det, zero));
+    /* t will be clamped to [lo, hi] (rp_ref_wt_tplane, the same operations):
+     * a lane with lo > best or hi < tmin cannot be accepted, so the plane's
+     * t is computed only where some lane can (the lanes dropped here would
+     * be rejected by the acceptance anyway) */
+    vf z0 = vf_mul(r->wsz, e->wz0), z1 = vf_mul(r->wsz, e->wz1), z2 = vf_mul(r->wsz, e->wz2);
+    vf lo = vf_min(z1, z0), hi = vf_max(z1, z0);
+    lo = vf_min(z2, lo);
+    hi = vf_max(z2, hi);
+    c = m_andnot(c, m_or(vf_gt(lo, best), vf_lt(hi, r->tmin)));
     if (!m_any(c)) {
         e->t = zero;
         return c;
@@ -635,10 +645,6 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
     a = vf_mul(n[0], d[0]); b = vf_mul(n[1], d[1]); vf den = vf_add(a, b);
     a = vf_mul(n[2], d[2]); den = vf_add(den, a);
     vf t = vf_div(num, den);
-    vf z0 = vf_mul(r->wsz, e->wz0), z1 = vf_mul(r->wsz, e->wz1), z2 = vf_mul(r->wsz, e->wz2);
-    vf lo = vf_min(z1, z0), hi = vf_max(z1, z0);
-    lo = vf_min(z2, lo);
-    hi = vf_max(z2, hi);
     t = vf_max(t, lo);
     e->t = vf_min(t, hi);
     return c;
@@ -662,7 +668,7 @@ static RP_NOINLINE void wt_bary_lanes(unsigned bits, float *wu, float *wv, float
  * a zero one (the vertices again: f, or picked anew from p when f is NULL,
  * which keeps them out of registers on the hot path), then det and culling. */
 RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
-                      const vprim *f, vm c, veval *e) {
+                      const vprim *f, vm c, vf best, veval *e) {
     vf zero = vf_set1(0.0f);
     if (kind == K_WT) {
         vprim pv;
@@ -678,7 +684,7 @@ RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
             e->t = zero;
             return c;
         }
-        return wt_finish(flags, r, p, f, c, e);
+        return wt_finish(flags, r, p, f, c, best, e);
     }
     return (flags & RP_CULL_BACKFACE) ? c : m_and(c, vf_neq(e->det, zero));
 }
@@ -811,7 +817,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
             if (!m_any(c))
                 continue;
             if (K_IS_TRI(kind))
-                c = tri_late(kind, flags, &r, j + 1 < count ? p : last, NULL, c, &e);
+                c = tri_late(kind, flags, &r, j + 1 < count ? p : last, NULL, c, best, &e);
             test_t(kind, &r, c, &e);
             /* rp_ref_accept */
             acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, best));
@@ -897,7 +903,7 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
         if (kind == K_BOX) /* the boxes' validity, on the steps that hit */
             c = m_and(c, box_valid_v(&pv));
         if (K_IS_TRI(kind))
-            c = tri_late(kind, flags, &r, NULL, tp, c, &e);
+            c = tri_late(kind, flags, &r, NULL, tp, c, vbest, &e);
         test_t(kind, &r, c, &e);
         vm acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, vbest));
         unsigned bits = m_bits(acc);
@@ -1062,7 +1068,7 @@ RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *act
         c = m_and(c, todo);
         if (!m_any(c))
             continue;
-        c = tri_late(kind, flags, &r, j + 1 < count ? tris + j * 9 : last, NULL, c, &e);
+        c = tri_late(kind, flags, &r, j + 1 < count ? tris + j * 9 : last, NULL, c, r.tmax, &e);
         test_t(kind, &r, c, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         occ = m_or(occ, h);
@@ -1095,7 +1101,7 @@ RP_INLINE void occluded_across(int kind, const rp_rays *rays, const float *tris,
         c = m_and(c, lanes);
         if (!m_any(c))
             continue;
-        c = tri_late(kind, flags, &r, NULL, &nv, c, &e);
+        c = tri_late(kind, flags, &r, NULL, &nv, c, r.tmax, &e);
         test_t(kind, &r, c, &e);
         vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
         if (m_any(h)) {

@@ -28,6 +28,20 @@ static inline vm vf_gt(vf a, vf b) { return simde_mm_cmpgt_ps(a, b); }
 static inline vm vf_ge(vf a, vf b) { return simde_mm_cmpge_ps(a, b); }
 static inline vm vf_eq(vf a, vf b) { return simde_mm_cmpeq_ps(a, b); }
 static inline vm vf_neq(vf a, vf b) { return simde_mm_cmpneq_ps(a, b); } /* unordered: NaN != x */
+/* !(a < b), !(a > b): true for NaN too.  SIMDe 0.7 spells cmpnlt/cmpngt
+ * as cmpge/cmple, which are false for NaN: the native instructions where
+ * there are some, else the complement of the ordered compare. */
+#if defined(SIMDE_X86_SSE_NATIVE)
+static inline vm vf_nlt(vf a, vf b) { return _mm_cmpnlt_ps(a, b); }
+static inline vm vf_ngt(vf a, vf b) { return _mm_cmpngt_ps(a, b); }
+#else
+static inline vm vf_nlt(vf a, vf b) {
+    return simde_mm_xor_ps(simde_mm_cmplt_ps(a, b), simde_mm_castsi128_ps(simde_mm_set1_epi32(-1)));
+}
+static inline vm vf_ngt(vf a, vf b) {
+    return simde_mm_xor_ps(simde_mm_cmpgt_ps(a, b), simde_mm_castsi128_ps(simde_mm_set1_epi32(-1)));
+}
+#endif
 /* Two blendvps (the xor swap of the AVX2 layer measured slower here: the
  * legacy-SSE blendvps is a single uop). */
 static inline void vf_cswap(vm m, vf *a, vf *b) {

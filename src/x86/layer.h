@@ -58,6 +58,9 @@ static inline vm vf_gt(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_GT_OQ); }
 static inline vm vf_ge(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_GE_OQ); }
 static inline vm vf_eq(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_EQ_OQ); }
 static inline vm vf_neq(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_NEQ_UQ); }
+/* !(a < b), !(a > b): true for NaN too */
+static inline vm vf_nlt(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_NLT_UQ); }
+static inline vm vf_ngt(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_NGT_UQ); }
 #endif
 
 #ifndef RP_X_KMASK
