@@ -595,8 +595,9 @@ static RP_NOINLINE void wt_normal_lanes(unsigned bits, float f[9][V_W], float n[
     }
 }
 
-/* p: the triangle (world frame) in every lane (packets), or NULL: then the
- * lanes' triangles are those of pv (one ray, W triangles). */
+/* p: the triangle (world frame) in every lane (packets; pv, its vertices in
+ * the lanes' frames, may then be NULL), or NULL: then the lanes' triangles
+ * are those of pv (one ray, W triangles). */
 RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vprim *pv, vm c,
                        vf best, veval *e) {
     vf zero = vf_set1(0.0f);
@@ -634,7 +635,19 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
         for (int i = 0; i < 3; i++)
             n[i] = vf_loadu(nl[i]);
     }
-    const vf *v = pv->f;
+    vf v[3]; /* v0 in the lanes' frames */
+    if (pv) {
+        v[0] = pv->f[0];
+        v[1] = pv->f[1];
+        v[2] = pv->f[2];
+    } else {
+        vprim v0;
+        float v0p[12] = {p[0], p[1], p[2]}; /* wt_pick reads three "vertices" */
+        wt_pick(r, v0p, v0.f);
+        v[0] = v0.f[0];
+        v[1] = v0.f[1];
+        v[2] = v0.f[2];
+    }
     const vf o[3] = {r->wox, r->woy, r->woz};
     const vf d[3] = {r->wdkx, r->wdky, r->wdkz};
     vf q[3], a, b;
@@ -672,14 +685,15 @@ RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
     vf zero = vf_set1(0.0f);
     if (kind == K_WT) {
         vprim pv;
-        if (!f) {
-            wt_pick(r, p, pv.f);
-            f = &pv;
-        }
-        if (m_any(m_and(c, wt_undecided(e))))
+        if (m_any(m_and(c, wt_undecided(e)))) {
+            if (!f) {
+                wt_pick(r, p, pv.f);
+                f = &pv;
+            }
             c = m_and(c, wt_cand(r, f, e, 1));
-        else
+        } else {
             c = m_and(c, wt_inside(e)); /* every lane of c decided in float */
+        }
         if (!m_any(c)) {
             e->t = zero;
             return c;
