@@ -42,6 +42,19 @@ struct rp_scene {
     float bound;            /* max |coordinate| over every vertex */
 };
 
+/* The mesh holding scene index g: the last m with mesh_first[m] <= g. */
+static inline uint32_t rp_scene_mesh_of(const rp_scene *s, uint32_t g) {
+    size_t lo = 0, hi = s->nmeshes; /* mesh_first[lo] <= g < mesh_first[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->mesh_first[mid] <= g)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
 /* build.c: makes nodes, leaf_tris, leaf_index, bound from tris.  RP_OK or
  * RP_ERR_NOMEM (then the scene is as before). */
 RP_HIDDEN rp_status rp_scene_build_bvh(rp_scene *s);

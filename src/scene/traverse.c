@@ -86,18 +86,6 @@ static size_t visit(walk *wk, const rp_bvh_node *nd, sentry out[RP_BVH_WIDTH]) {
     return n;
 }
 
-/* mesh of scene index g: the last m with mesh_first[m] <= g */
-static uint32_t mesh_of(const rp_scene *s, uint32_t g) {
-    size_t lo = 0, hi = s->nmeshes; /* mesh_first[lo] <= g < mesh_first[hi] */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->mesh_first[mid] <= g)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return (uint32_t)lo;
-}
 
 static void closest1(walk *wk, rp_rays *rays, size_t i, unsigned flags, rp_hits *hits,
                      uint32_t *mesh) {
@@ -151,7 +139,7 @@ static void closest1(walk *wk, rp_rays *rays, size_t i, unsigned flags, rp_hits 
         rp_tri_eval e = rp_ref_tri_eval(&wk->r, t, flags);
         rp_ref_tri_uv(&e, &u, &v);
     }
-    uint32_t m = mesh_of(s, bg);
+    uint32_t m = rp_scene_mesh_of(s, bg);
     rays->tmax[i] = wk->r.tmax;
     hits->t[i] = wk->r.tmax;
     hits->u[i] = u;

@@ -226,21 +226,14 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
         if (!((ub >> l) & 1u))
             continue;
         double det = rp_ref_wt_det(uu[l], vv[l], ww[l]);
-        size_t lo = 0, hi = s->nmeshes; /* the mesh of bg[l] */
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (s->mesh_first[mid] <= bg[l])
-                lo = mid;
-            else
-                hi = mid;
-        }
+        uint32_t lo = rp_scene_mesh_of(s, bg[l]);
         rays->tmax[i + l] = tb[l];
         hits->t[i + l] = tb[l];
         hits->u[i + l] = rp_ref_wt_bary(vv[l], det);
         hits->v[i + l] = rp_ref_wt_bary(ww[l], det);
         hits->prim[i + l] = bg[l] - s->mesh_first[lo];
         if (mesh)
-            mesh[i + l] = (uint32_t)lo;
+            mesh[i + l] = lo;
     }
     return RP_OK;
 }
