@@ -470,16 +470,25 @@ static inline float rp_ref_wt_pad(const rp_ray1 *r, float box_inf) {
     return m * 0x1p-19f; /* 32u */
 }
 
-/* *entry: the grown kz slab's entry (zn), a lower bound of the t of every
- * watertight hit inside the box, by which a traversal orders and prunes. */
-static inline int rp_ref_slab_wt_entry(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
-                                       float pad, float *entry) {
+/* The steps of rp_ref_slab_wt, kept for diagnostics (rp_fuzz prints them
+ * when the box property fails): grown origins, slab distances, the line's
+ * [tn, tf] and the kz slab [zn, zf]. */
+typedef struct rp_slab_wt_steps {
+    float on[3], of[3], t0[3], t1[3], tn, tf, zn, zf;
+    int line, range, valid_box;
+} rp_slab_wt_steps;
+
+static inline int rp_ref_slab_wt_steps(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
+                                       float pad, rp_slab_wt_steps *st) {
     const float o[3] = {r->ox, r->oy, r->oz};
     const float rd[3] = {r->rdx, r->rdy, r->rdz};
     const float lo[3] = {b->min.x, b->min.y, b->min.z};
     const float hi[3] = {b->max.x, b->max.y, b->max.z};
     float tn = -INFINITY, tf = INFINITY, zn = 0.0f, zf = 0.0f;
     for (int k = 0; k < 3; k++) {
+        st->on[k] = st->of[k] = o[k];
+        st->t0[k] = -INFINITY;
+        st->t1[k] = INFINITY;
         /* rd = 0 only when flush-to-zero flushed 1 / d of a huge d: no
          * bound from that axis */
         if (rd[k] == 0.0f) {
@@ -496,6 +505,10 @@ static inline int rp_ref_slab_wt_entry(const rp_ray1 *r, const rp_wt_ray *w, con
         t0 = t0 * rd[k];
         float t1 = (neg ? lo[k] : hi[k]) - of;
         t1 = t1 * rd[k];
+        st->on[k] = on;
+        st->of[k] = of;
+        st->t0[k] = t0;
+        st->t1[k] = t1;
         tn = rp_maxf(t0, tn);
         tf = rp_minf(t1, tf);
         if (k == w->kz) {
@@ -503,11 +516,25 @@ static inline int rp_ref_slab_wt_entry(const rp_ray1 *r, const rp_wt_ray *w, con
             zf = t1;
         }
     }
-    int line = tn <= tf;
+    st->tn = tn;
+    st->tf = tf;
+    st->zn = zn;
+    st->zf = zf;
+    st->line = tn <= tf;
     /* a NaN (an infinite pad or box times a tiny rd) bounds nothing */
-    int range = !(zn > r->tmax) & !(zf < r->tmin);
-    *entry = zn;
-    return line & range & (r->rdx == r->rdx) & rp_ref_box_valid(b);
+    st->range = !(zn > r->tmax) & !(zf < r->tmin);
+    st->valid_box = rp_ref_box_valid(b);
+    return st->line & st->range & (r->rdx == r->rdx) & st->valid_box;
+}
+
+/* *entry: the grown kz slab's entry (zn), a lower bound of the t of every
+ * watertight hit inside the box, by which a traversal orders and prunes. */
+static inline int rp_ref_slab_wt_entry(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
+                                       float pad, float *entry) {
+    rp_slab_wt_steps st;
+    int h = rp_ref_slab_wt_steps(r, w, b, pad, &st);
+    *entry = st.zn;
+    return h;
 }
 
 static inline int rp_ref_slab_wt(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,

@@ -191,8 +191,10 @@ static void walk_ray(walk *wk, const rp_rays *rays, size_t i) {
     wk->pad = rp_ref_wt_pad(&wk->r, wk->s->bound);
 }
 
-rp_status rp_scene_closest_ref(const rp_scene *s, rp_rays *rays, const uint8_t *active,
-                               unsigned flags, rp_hits *hits, uint32_t *mesh) {
+/* Every ray of the batch down the tree: closest (hits, mesh) or any hit
+ * (occluded). */
+static rp_status walk_all(const rp_scene *s, rp_rays *rays, const uint8_t *active,
+                          unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded) {
     sentry local[256];
     walk wk;
     if (!walk_init(&wk, s, local, 256))
@@ -201,27 +203,23 @@ rp_status rp_scene_closest_ref(const rp_scene *s, rp_rays *rays, const uint8_t *
         if ((active && !active[i]) || !(rays->rdx[i] == rays->rdx[i]))
             continue;
         walk_ray(&wk, rays, i);
-        closest1(&wk, rays, i, flags, hits, mesh);
+        if (!occluded)
+            closest1(&wk, rays, i, flags, hits, mesh);
+        else if (occluded1(&wk, flags))
+            occluded[i] = 1;
     }
     if (wk.stack != local)
         free(wk.stack);
     return RP_OK;
 }
 
+rp_status rp_scene_closest_ref(const rp_scene *s, rp_rays *rays, const uint8_t *active,
+                               unsigned flags, rp_hits *hits, uint32_t *mesh) {
+    return walk_all(s, rays, active, flags, hits, mesh, NULL);
+}
+
 rp_status rp_scene_occluded_ref(const rp_scene *s, const rp_rays *rays, const uint8_t *active,
                                 unsigned flags, uint8_t *occluded) {
-    sentry local[256];
-    walk wk;
-    if (!walk_init(&wk, s, local, 256))
-        return RP_ERR_NOMEM;
-    for (size_t i = 0; i < rays->n; i++) {
-        if ((active && !active[i]) || !(rays->rdx[i] == rays->rdx[i]))
-            continue;
-        walk_ray(&wk, rays, i);
-        if (occluded1(&wk, flags))
-            occluded[i] = 1;
-    }
-    if (wk.stack != local)
-        free(wk.stack);
-    return RP_OK;
+    /* the batch is only read on this path */
+    return walk_all(s, (rp_rays *)(uintptr_t)rays, active, flags, NULL, NULL, occluded);
 }

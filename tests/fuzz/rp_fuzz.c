@@ -742,45 +742,9 @@ typedef struct wt_fail {
     rp_wt_eval e;
     float t, pad, binf;
     rp_aabb b;
-    float on[3], of[3], t0[3], t1[3], tn, tf, zn, zf;
-    int line, range, valid_box;
+    rp_slab_wt_steps st; /* the box test's steps */
 } wt_fail;
 
-/* rp_ref_slab_wt's loop again, keeping its intermediate values. */
-static void wt_slab_explain(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
-                            float pad, wt_fail *f) {
-    const float o[3] = {r->ox, r->oy, r->oz};
-    const float rd[3] = {r->rdx, r->rdy, r->rdz};
-    const float lo[3] = {b->min.x, b->min.y, b->min.z};
-    const float hi[3] = {b->max.x, b->max.y, b->max.z};
-    float tn = -INFINITY, tf = INFINITY, zn = 0.0f, zf = 0.0f;
-    for (int k = 0; k < 3; k++) {
-        int neg = rd[k] < 0.0f;
-        float on = neg ? o[k] - pad : o[k] + pad;
-        float of = neg ? o[k] + pad : o[k] - pad;
-        float t0 = (neg ? hi[k] : lo[k]) - on;
-        t0 = t0 * rd[k];
-        float t1 = (neg ? lo[k] : hi[k]) - of;
-        t1 = t1 * rd[k];
-        f->on[k] = on;
-        f->of[k] = of;
-        f->t0[k] = t0;
-        f->t1[k] = t1;
-        tn = rp_maxf(t0, tn);
-        tf = rp_minf(t1, tf);
-        if (k == w->kz) {
-            zn = t0;
-            zf = t1;
-        }
-    }
-    f->tn = tn;
-    f->tf = tf;
-    f->zn = zn;
-    f->zf = zf;
-    f->line = tn <= tf;
-    f->range = (zn <= r->tmax) & (zf >= r->tmin);
-    f->valid_box = rp_ref_box_valid(b);
-}
 
 /* The scan, in the case's floating-point environment (noinline, so that
  * none of its arithmetic moves out of it).  rd comes from the reference
@@ -830,7 +794,7 @@ static RP_NOINLINE long wt_box_scan(const fcase *c, const result *ref,
                 f->pad = pad;
                 f->binf = bx->inf[k];
                 f->b = bx->b[k];
-                wt_slab_explain(&r, &w, &bx->b[k], pad, f);
+                rp_ref_slab_wt_steps(&r, &w, &bx->b[k], pad, &f->st);
                 return -1;
             }
         }
@@ -883,20 +847,20 @@ static void wt_print_fail(const fcase *c, const wt_fail *f) {
     pf("box_inf", f->binf); pf("pad", f->pad);
     for (int k = 0; k < 3; k++) {
         fprintf(stderr, "\n  slab %c:", axis[k]);
-        pf("o+-pad near", f->on[k]); pf("far", f->of[k]);
-        pf("t0", f->t0[k]); pf("t1", f->t1[k]);
+        pf("o+-pad near", f->st.on[k]); pf("far", f->st.of[k]);
+        pf("t0", f->st.t0[k]); pf("t1", f->st.t1[k]);
     }
     fprintf(stderr, "\n  result:");
-    pf("tn", f->tn); pf("tf", f->tf); pf("zn", f->zn); pf("zf", f->zf);
+    pf("tn", f->st.tn); pf("tf", f->st.tf); pf("zn", f->st.zn); pf("zf", f->st.zf);
     fprintf(stderr,
             "\n  line (tn <= tf) %s, range (zn <= tmax and zf >= tmin) %s, box %s\n",
-            f->line ? "passes" : "FAILS", f->range ? "passes" : "FAILS",
-            f->valid_box ? "valid" : "INVALID");
-    if (!f->line)
-        fprintf(stderr, "  line: tn - tf = %a\n", (double)f->tn - (double)f->tf);
-    if (!f->range)
+            f->st.line ? "passes" : "FAILS", f->st.range ? "passes" : "FAILS",
+            f->st.valid_box ? "valid" : "INVALID");
+    if (!f->st.line)
+        fprintf(stderr, "  line: tn - tf = %a\n", (double)f->st.tn - (double)f->st.tf);
+    if (!f->st.range)
         fprintf(stderr, "  range: zn - tmax = %a, tmin - zf = %a\n",
-                (double)f->zn - (double)r->tmax, (double)r->tmin - (double)f->zf);
+                (double)f->st.zn - (double)r->tmax, (double)r->tmin - (double)f->st.zf);
 }
 
 /* The property for every valid ray and every triangle of a triangle case
