@@ -40,8 +40,7 @@ void rp_scene_free(rp_scene *s) {
     free(s->tris);
     free(s->mesh_first);
     free(s->nodes);
-    free(s->leaf_tris);
-    free(s->leaf_index);
+    free(s->blocks);
     free(s);
 }
 
@@ -149,7 +148,7 @@ size_t rp_scene_bytes(const rp_scene *s) {
     size_t b = sizeof *s + s->cap_tris * sizeof(rp_triangle) +
                s->cap_meshes * sizeof(uint32_t);
     if (s->built)
-        b += s->nnodes * sizeof(rp_bvh_node) + s->ntris * (sizeof(rp_triangle) + 4);
+        b += s->nnodes * sizeof(rp_bvh_node) + s->nblocks * sizeof(rp_tri4);
     return b;
 }
 

@@ -1,7 +1,8 @@
 /*
  * scene.h - the scene layer's internal layout: the meshes as added, and the
  * built hierarchy (RP_BVH_WIDTH-wide nodes whose child boxes are stored as structure of
- * arrays, leaves that are runs of the scene's triangle copy in tree order).
+ * arrays, leaves that are runs of blocks of four triangles stored as
+ * structure of arrays, the form a one-ray traversal tests four at a time).
  * src/scene/build.c makes it, src/scene/traverse.c walks it (the reference
  * traversal, scalar), src/scene/scene.c is the public API that checks
  * arguments once and calls them.  Nothing below scene.c checks arguments.
@@ -13,17 +14,31 @@
 
 #define RP_BVH_WIDTH 4 /* 4: 56 bytes/triangle on test_scene, 8: 60 (to measure again with the SIMD traversals) */
 #define RP_LEAF_MAX 8 /* triangles per leaf at most */
+#define RP_TRI_BLOCK 4 /* triangles per leaf block */
 
 /* One wide node.  Child k is empty (count[k] == 0 and child[k] ==
  * RP_NO_HIT, box inverted: never hit), an inner node (count[k] == 0,
- * child[k] = its node index) or a leaf (count[k] triangles from
- * child[k] in the tree-order arrays).  32 * RP_BVH_WIDTH bytes, 64-byte aligned. */
+ * child[k] = its node index) or a leaf (count[k] triangles, 1 to
+ * RP_LEAF_MAX, in the blocks child[k], child[k] + 1, ...: triangle j of
+ * the leaf is lane j % 4 of block child[k] + j / 4).  32 * RP_BVH_WIDTH
+ * bytes, 64-byte aligned. */
 typedef struct rp_bvh_node {
     float lo[3][RP_BVH_WIDTH];
     float hi[3][RP_BVH_WIDTH];
     uint32_t child[RP_BVH_WIDTH];
     uint32_t count[RP_BVH_WIDTH];
 } rp_bvh_node;
+
+/* Four triangles of a leaf: v[3 * k + a][j] is axis a of vertex k of the
+ * block's triangle j; index[j] its scene index (the tie-break order).  The
+ * lanes of a leaf's last block past its count repeat the leaf's last
+ * triangle, index included: such a copy gives the same t at the same index,
+ * which never replaces a hit (only a lower index wins a tie), so a one-ray
+ * traversal may test whole blocks.  160 bytes, 16-byte aligned. */
+typedef struct rp_tri4 {
+    float v[9][RP_TRI_BLOCK];
+    uint32_t index[RP_TRI_BLOCK];
+} rp_tri4;
 
 struct rp_scene {
     /* the meshes as added: every triangle, in scene order (mesh 0 first;
@@ -37,8 +52,8 @@ struct rp_scene {
     int built;
     rp_bvh_node *nodes; /* nodes[0] is the root */
     size_t nnodes;
-    rp_triangle *leaf_tris; /* the triangles in tree order */
-    uint32_t *leaf_index;   /* their scene index (the tie-break order) */
+    rp_tri4 *blocks; /* the leaves' triangles, 64-byte aligned */
+    size_t nblocks;
     float bound;            /* max |coordinate| over every vertex */
 };
 
@@ -55,7 +70,19 @@ static inline uint32_t rp_scene_mesh_of(const rp_scene *s, uint32_t g) {
     return (uint32_t)lo;
 }
 
-/* build.c: makes nodes, leaf_tris, leaf_index, bound from tris.  RP_OK or
+/* Triangle slot p (block p / 4, lane p % 4) as an rp_triangle. */
+static inline void rp_scene_tri(const rp_scene *s, size_t p, rp_triangle *t) {
+    const rp_tri4 *b = &s->blocks[p / RP_TRI_BLOCK];
+    size_t j = p % RP_TRI_BLOCK;
+    float *f = (float *)(void *)t;
+    for (int k = 0; k < 9; k++)
+        f[k] = b->v[k][j];
+}
+static inline uint32_t rp_scene_index(const rp_scene *s, size_t p) {
+    return s->blocks[p / RP_TRI_BLOCK].index[p % RP_TRI_BLOCK];
+}
+
+/* build.c: makes nodes, blocks, bound from tris.  RP_OK or
  * RP_ERR_NOMEM (then the scene is as before). */
 RP_HIDDEN rp_status rp_scene_build_bvh(rp_scene *s);
 

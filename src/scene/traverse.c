@@ -92,7 +92,7 @@ static void closest1(walk *wk, rp_rays *rays, size_t i, unsigned flags, rp_hits 
     const rp_scene *s = wk->s;
     int has = hits->prim[i] != RP_NO_HIT;
     uint32_t bg = RP_NO_HIT; /* scene index of the best hit of this query */
-    uint32_t bp = 0;         /* and its position in the tree order */
+    size_t bp = 0;           /* and its slot in the leaf blocks */
     wk->sp = 0;
     wk->stack[wk->sp++] = (sentry){0, -INFINITY};
     while (wk->sp) {
@@ -108,11 +108,14 @@ static void closest1(walk *wk, rp_rays *rays, size_t i, unsigned flags, rp_hits 
             int k = (int)kids[c].node;
             if (!nd->count[k] || kids[c].entry > wk->r.tmax)
                 continue;
-            for (uint32_t p = nd->child[k]; p < nd->child[k] + nd->count[k]; p++) {
+            size_t p0 = (size_t)nd->child[k] * RP_TRI_BLOCK;
+            for (size_t p = p0; p < p0 + nd->count[k]; p++) {
                 float t;
-                if (!tri_hit(&wk->r, &wk->w, &s->leaf_tris[p], flags, &t))
+                rp_triangle tri;
+                rp_scene_tri(s, p, &tri);
+                if (!tri_hit(&wk->r, &wk->w, &tri, flags, &t))
                     continue;
-                uint32_t g = s->leaf_index[p];
+                uint32_t g = rp_scene_index(s, p);
                 float best = wk->r.tmax;
                 int tie_ok = bg != RP_NO_HIT ? g < bg : !has;
                 if ((t >= wk->r.tmin) & (t <= best) & ((t < best) | tie_ok)) {
@@ -130,7 +133,9 @@ static void closest1(walk *wk, rp_rays *rays, size_t i, unsigned flags, rp_hits 
     }
     if (bg == RP_NO_HIT)
         return;
-    const rp_triangle *t = &s->leaf_tris[bp];
+    rp_triangle tri;
+    rp_scene_tri(s, bp, &tri);
+    const rp_triangle *t = &tri;
     float u, v;
     if (flags & RP_WATERTIGHT) {
         rp_wt_eval e = rp_ref_wt_eval(&wk->r, &wk->w, t, flags);
@@ -162,9 +167,12 @@ static int occluded1(walk *wk, unsigned flags) {
             int k = (int)kids[c].node;
             if (!nd->count[k])
                 continue;
-            for (uint32_t p = nd->child[k]; p < nd->child[k] + nd->count[k]; p++) {
+            size_t p0 = (size_t)nd->child[k] * RP_TRI_BLOCK;
+            for (size_t p = p0; p < p0 + nd->count[k]; p++) {
                 float t;
-                if (tri_hit(&wk->r, &wk->w, &s->leaf_tris[p], flags, &t) &&
+                rp_triangle tri;
+                rp_scene_tri(s, p, &tri);
+                if (tri_hit(&wk->r, &wk->w, &tri, flags, &t) &&
                     (t >= wk->r.tmin) & (t <= wk->r.tmax))
                     return 1;
             }

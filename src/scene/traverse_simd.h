@@ -156,19 +156,29 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
             if (!m_any(h))
                 continue;
             if (nd->count[k]) { /* a leaf: its triangles now */
-                for (uint32_t p = nd->child[k]; p < nd->child[k] + nd->count[k]; p++) {
-                    const float *tp = (const float *)(const void *)&s->leaf_tris[p];
-                    float pad4[12] = {0}; /* vf_pick reads one float past */
-                    if (p + 1 == s->ntris) {
-                        memcpy(pad4, tp, 9 * sizeof(float));
-                        tp = pad4;
-                    }
+                size_t p0 = (size_t)nd->child[k] * RP_TRI_BLOCK;
+                for (size_t p = p0; p < p0 + nd->count[k]; p++) {
+                    const rp_tri4 *bk = &s->blocks[p / RP_TRI_BLOCK];
+                    const float *sp0 = &bk->v[0][p % RP_TRI_BLOCK]; /* stride 4 */
+                    float tp[12]; /* the triangle as 9 floats (vf_pick reads one past) */
                     vprim pv;
                     veval e;
-                    wt_pick(&r, tp, pv.f);
+                    if (r.wkx >= 0) { /* one frame: broadcasts from the block */
+                        wt_pick_strided(&r, sp0, RP_TRI_BLOCK, pv.f);
+                    } else {
+                        for (int q = 0; q < 9; q++)
+                            tp[q] = sp0[RP_TRI_BLOCK * q];
+                        tp[9] = tp[10] = tp[11] = 0.0f;
+                        wt_pick(&r, tp, pv.f);
+                    }
                     vm c = m_and(wt_cand(&r, &pv, &e, 0), todo);
                     if (!m_any(c))
                         continue;
+                    if (r.wkx >= 0) {
+                        for (int q = 0; q < 9; q++)
+                            tp[q] = sp0[RP_TRI_BLOCK * q];
+                        tp[9] = tp[10] = tp[11] = 0.0f;
+                    }
                     c = tri_late(K_WT, flags, &r, tp, NULL, c, closest ? best : r.tmax, &e);
                     if (!m_any(c))
                         continue;
@@ -178,7 +188,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                         todo = m_andnot(todo, hit);
                         continue;
                     }
-                    uint32_t g = s->leaf_index[p];
+                    uint32_t g = bk->index[p % RP_TRI_BLOCK];
                     vm acc = scene_accept(c, e.t, r.tmin, best, g, bg, nothas0);
                     if (!m_any(acc))
                         continue;

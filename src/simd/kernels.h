@@ -473,6 +473,15 @@ RP_INLINE void wt_pick(const vray *r, const float *p, vf *v) {
         v[3 * k + 2] = vf_pick(p + 3 * k, r->wpz);
     }
 }
+/* wt_pick of one frame (r->wkx >= 0) from a triangle whose 9 floats lie
+ * stride floats apart (a scene's leaf block). */
+RP_INLINE void wt_pick_strided(const vray *r, const float *p, int stride, vf *v) {
+    for (int k = 0; k < 3; k++) {
+        v[3 * k + 0] = vf_bcast(p + stride * (3 * k + r->wkx));
+        v[3 * k + 1] = vf_bcast(p + stride * (3 * k + r->wky));
+        v[3 * k + 2] = vf_bcast(p + stride * (3 * k + r->wkz));
+    }
+}
 /* One ray in every lane (bc_ray): the axes are ints, so the fields of W
  * triangles (f, from ld_prims) are just renamed. */
 RP_INLINE void wt_permute(const vray *r, const vprim *f, vprim *out) {

@@ -283,14 +283,14 @@ static void run_case(const char *name, size_t ntris, size_t nrays, float scale, 
     free_world(&w);
 }
 
-#define TREE_HASH 0x64e51e0275fb997bull
+#define TREE_HASH 0x5e37ff8942c2cb0eull
 static uint64_t tree_hash(const rp_scene *s) {
     uint64_t h = 0xcbf29ce484222325ull;
     const unsigned char *p = (const unsigned char *)s->nodes;
     for (size_t k = 0; k < s->nnodes * sizeof *s->nodes; k++)
         h = (h ^ p[k]) * 0x100000001b3ull;
-    p = (const unsigned char *)s->leaf_index;
-    for (size_t k = 0; k < s->ntris * 4; k++)
+    p = (const unsigned char *)s->blocks; /* triangles and indices */
+    for (size_t k = 0; k < s->nblocks * sizeof *s->blocks; k++)
         h = (h ^ p[k]) * 0x100000001b3ull;
     return h;
 }
