@@ -247,6 +247,15 @@ RP_API rp_status rp_scene_closest(const rp_scene *scene, rp_rays *rays, const ui
 /* Any hit over the scene: as rp_occluded_triangle. */
 RP_API rp_status rp_scene_occluded(const rp_scene *scene, const rp_rays *rays,
                                    const uint8_t *active, unsigned flags, uint8_t *occluded);
+/* Normals for the rays whose record holds a hit (prim != RP_NO_HIT) of
+ * triangle prim[i] of mesh mesh[i]: the bits rp_hits_normals_triangle gives
+ * for that triangle (the same scalar routine); other rays are untouched.
+ * mesh may be NULL only for a scene of exactly one mesh (RP_ERR_NULL
+ * otherwise).  A record naming a mesh or a triangle the scene does not
+ * have, on any ray, is RP_ERR_INVALID (nothing written);
+ * RP_ERR_NOT_PREPARED for a scene not built. */
+RP_API rp_status rp_scene_normals(const rp_scene *scene, const rp_rays *rays, rp_hits *hits,
+                                  const uint32_t *mesh);
 
 /* ------------------------------------------------------------------ */
 /* Single-ray conveniences (picking)                                    */

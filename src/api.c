@@ -487,6 +487,22 @@ rp_status rp_hits_normals_aabb(const rp_rays *rays, rp_hits *h,
     return RP_OK;
 }
 
+/* The triangle normal of ray i (internal.h): the one routine behind
+ * rp_hits_normals_triangle and rp_scene_normals. */
+rp_vec3 rp_normal_triangle(const rp_rays *rays, size_t i, const rp_triangle *t) {
+    rp_ray1 r = ray_at(rays, i);
+    rp_tri_eval e = rp_ref_tri_eval(&r, t, 0);
+    float e1x = t->v1.x - t->v0.x, e1y = t->v1.y - t->v0.y, e1z = t->v1.z - t->v0.z;
+    float e2x = t->v2.x - t->v0.x, e2y = t->v2.y - t->v0.y, e2z = t->v2.z - t->v0.z;
+    float cx = e1y * e2z - e1z * e2y;
+    float cy = e1z * e2x - e1x * e2z;
+    float cz = e1x * e2y - e1y * e2x;
+    float len = sqrtf(cx * cx + cy * cy + cz * cz);
+    float inv = (e.det < 0.0f ? -1.0f : 1.0f) / len;
+    rp_vec3 n = {cx * inv, cy * inv, cz * inv};
+    return n;
+}
+
 rp_status rp_hits_normals_triangle(const rp_rays *rays, rp_hits *h,
                                    const rp_triangle *tris, size_t count,
                                    uint32_t base) {
@@ -494,18 +510,8 @@ rp_status rp_hits_normals_triangle(const rp_rays *rays, rp_hits *h,
     if (s)
         return s;
     FOR_HITS_OF(rays, h, count, base, {
-        const rp_triangle *t = &tris[j];
-        rp_tri_eval e = rp_ref_tri_eval(&r, t, 0);
-        float e1x = t->v1.x - t->v0.x, e1y = t->v1.y - t->v0.y, e1z = t->v1.z - t->v0.z;
-        float e2x = t->v2.x - t->v0.x, e2y = t->v2.y - t->v0.y, e2z = t->v2.z - t->v0.z;
-        float cx = e1y * e2z - e1z * e2y;
-        float cy = e1z * e2x - e1x * e2z;
-        float cz = e1x * e2y - e1y * e2x;
-        float len = sqrtf(cx * cx + cy * cy + cz * cz);
-        float inv = (e.det < 0.0f ? -1.0f : 1.0f) / len;
-        n.x = cx * inv;
-        n.y = cy * inv;
-        n.z = cz * inv;
+        (void)r;
+        n = rp_normal_triangle(rays, i, &tris[j]);
     })
     return RP_OK;
 }

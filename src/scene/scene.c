@@ -41,6 +41,7 @@ void rp_scene_free(rp_scene *s) {
     free(s->mesh_first);
     free(s->nodes);
     free(s->blocks);
+    free(s->slot_of);
     free(s);
 }
 
@@ -135,9 +136,25 @@ rp_status rp_scene_build(rp_scene *s) {
         return RP_ERR_NULL;
     if (s->built)
         return RP_ERR_INVALID;
+    uint32_t *slot = malloc((s->ntris ? s->ntris : 1) * sizeof *slot);
+    if (!slot)
+        return RP_ERR_NOMEM;
     rp_status st = rp_scene_build_bvh(s);
-    if (st)
+    if (st) {
+        free(slot);
         return st;
+    }
+    /* scene index -> slot: every leaf's triangles (the padding lanes of its
+     * last block, copies of its last triangle, are not its own) */
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const rp_bvh_node *nd = &s->nodes[i];
+        for (int k = 0; k < RP_BVH_WIDTH; k++)
+            for (uint32_t j = 0; j < nd->count[k]; j++) {
+                size_t p = (size_t)nd->child[k] * RP_TRI_BLOCK + j;
+                slot[rp_scene_index(s, p)] = (uint32_t)p;
+            }
+    }
+    s->slot_of = slot;
     s->built = 1;
     return RP_OK;
 }
@@ -148,7 +165,8 @@ size_t rp_scene_bytes(const rp_scene *s) {
     size_t b = sizeof *s + s->cap_tris * sizeof(rp_triangle) +
                s->cap_meshes * sizeof(uint32_t);
     if (s->built)
-        b += s->nnodes * sizeof(rp_bvh_node) + s->nblocks * sizeof(rp_tri4);
+        b += s->nnodes * sizeof(rp_bvh_node) + s->nblocks * sizeof(rp_tri4) +
+             s->ntris * sizeof(uint32_t);
     return b;
 }
 
@@ -199,4 +217,56 @@ rp_status rp_scene_occluded(const rp_scene *s, const rp_rays *rays, const uint8_
         return RP_ERR_ALIAS;
     return rays->n ? rp_kernels_active()->scene_occluded(s, rays, active, flags, occluded)
                    : RP_OK;
+}
+
+rp_status rp_scene_normals(const rp_scene *s, const rp_rays *rays, rp_hits *hits,
+                           const uint32_t *mesh) {
+    rp_span in[16], out[7];
+    if (!s)
+        return RP_ERR_NULL;
+    if (!s->built)
+        return RP_ERR_NOT_PREPARED;
+    rp_status st;
+    if ((st = rp_check_rays(rays, in)) || (st = rp_check_hits(hits, rays->n, out)))
+        return st;
+    size_t n = rays->n;
+    float *nn[3] = {hits->nx, hits->ny, hits->nz};
+    for (int k = 0; k < 3; k++) {
+        if (!nn[k] && n)
+            return RP_ERR_NULL;
+        if (((uintptr_t)nn[k] & 3u) != 0)
+            return RP_ERR_ALIGN;
+        out[4 + k].p = nn[k];
+        out[4 + k].bytes = n * 4;
+    }
+    if (!mesh && n && s->nmeshes != 1)
+        return RP_ERR_NULL; /* NULL means mesh 0 of a one-mesh scene */
+    if (((uintptr_t)mesh & 3u) != 0)
+        return RP_ERR_ALIGN;
+    /* inputs: the rays, the records (t, u, v, prim), mesh; outputs: nx, ny, nz */
+    in[11].p = mesh;
+    in[11].bytes = mesh ? n * 4 : 0;
+    memcpy(in + 12, out, 4 * sizeof *in);
+    if (rp_check_overlaps(in, 16, out + 4, 3))
+        return RP_ERR_ALIAS;
+    /* every record first: on a bad one nothing is written */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t p = hits->prim[i], m = mesh ? mesh[i] : 0;
+        if (p != RP_NO_HIT &&
+            (m >= s->nmeshes || p >= s->mesh_first[m + 1] - s->mesh_first[m]))
+            return RP_ERR_INVALID;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t p = hits->prim[i];
+        if (p == RP_NO_HIT)
+            continue;
+        uint32_t g = s->mesh_first[mesh ? mesh[i] : 0] + p;
+        rp_triangle t;
+        rp_scene_tri(s, s->slot_of[g], &t);
+        rp_vec3 v = rp_normal_triangle(rays, i, &t);
+        hits->nx[i] = v.x;
+        hits->ny[i] = v.y;
+        hits->nz[i] = v.z;
+    }
+    return RP_OK;
 }

@@ -55,6 +55,7 @@ struct rp_scene {
     rp_tri4 *blocks; /* the leaves' triangles, 64-byte aligned */
     size_t nblocks;
     float bound;            /* max |coordinate| over every vertex */
+    uint32_t *slot_of;      /* scene index -> its slot (block * 4 + lane), for rp_scene_normals */
 };
 
 /* The mesh holding scene index g: the last m with mesh_first[m] <= g. */
