@@ -237,14 +237,24 @@ RP_API rp_status rp_scene_build(rp_scene *scene);
 /* Bytes the scene holds (after build: hierarchy and triangle copies). */
 RP_API size_t rp_scene_bytes(const rp_scene *scene);
 RP_API size_t rp_scene_triangle_count(const rp_scene *scene);
+/* How a scene query traces (scene queries only; the results are the same
+ * bits either way, only the speed differs).  Neither: each block of rays
+ * (as many as the variant's lanes) goes as a packet when its live rays
+ * share the signs of d, else one ray at a time.  Both: RP_ERR_INVALID.
+ * Moller-Trumbore queries (without RP_WATERTIGHT) use the scalar reference
+ * traversal in every variant and ignore the hint. */
+#define RP_COHERENT 4u   /* packets: a camera's rays, shadow rays toward one light */
+#define RP_INCOHERENT 8u /* one ray at a time: bounces, ambient occlusion */
+
 /* Closest hit over the scene: as rp_closest_triangle (the same rules for
  * rays, active, tmin/tmax, the record kept across calls, flags
- * RP_CULL_BACKFACE | RP_WATERTIGHT), with prim = the triangle's index in its
+ * RP_CULL_BACKFACE | RP_WATERTIGHT, plus the hint RP_COHERENT or
+ * RP_INCOHERENT), with prim = the triangle's index in its
  * mesh and, when mesh is not NULL, mesh[i] = the mesh id (written exactly
  * where prim is).  RP_ERR_NOT_PREPARED for a scene not built. */
 RP_API rp_status rp_scene_closest(const rp_scene *scene, rp_rays *rays, const uint8_t *active,
                                   unsigned flags, rp_hits *hits, uint32_t *mesh);
-/* Any hit over the scene: as rp_occluded_triangle. */
+/* Any hit over the scene: as rp_occluded_triangle (flags as above). */
 RP_API rp_status rp_scene_occluded(const rp_scene *scene, const rp_rays *rays,
                                    const uint8_t *active, unsigned flags, uint8_t *occluded);
 /* Normals for the rays whose record holds a hit (prim != RP_NO_HIT) of

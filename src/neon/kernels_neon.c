@@ -138,4 +138,28 @@ static inline void m_store01(uint8_t *p, vm m) {
     memcpy(p, &x, 4);
 }
 
+/* The 4-lane layer of the one-ray scene traversal (as src/x86/layer.h):
+ * here simply the vector layer. */
+typedef vf vq;
+static inline vq q_set1(float x) { return vf_set1(x); }
+static inline vq q_load(const float *p) { return vf_loadu(p); }
+static inline void q_store(float *p, vq a) { vf_storeu(p, a); }
+static inline vq q_sub(vq a, vq b) { return vf_sub(a, b); }
+static inline vq q_mul(vq a, vq b) { return vf_mul(a, b); }
+static inline vq q_min(vq a, vq b) { return vf_min(a, b); }
+static inline vq q_max(vq a, vq b) { return vf_max(a, b); }
+static inline vq q_lt(vq a, vq b) { return simde_vreinterpretq_f32_u32(vf_lt(a, b)); }
+static inline vq q_le(vq a, vq b) { return simde_vreinterpretq_f32_u32(vf_le(a, b)); }
+static inline vq q_gt(vq a, vq b) { return simde_vreinterpretq_f32_u32(vf_gt(a, b)); }
+static inline vq q_eq(vq a, vq b) { return simde_vreinterpretq_f32_u32(vf_eq(a, b)); }
+static inline vq q_and(vq a, vq b) {
+    return simde_vreinterpretq_f32_u32(
+        m_and(simde_vreinterpretq_u32_f32(a), simde_vreinterpretq_u32_f32(b)));
+}
+static inline vq q_or(vq a, vq b) {
+    return simde_vreinterpretq_f32_u32(
+        m_or(simde_vreinterpretq_u32_f32(a), simde_vreinterpretq_u32_f32(b)));
+}
+static inline unsigned q_bits(vq m) { return m_bits(simde_vreinterpretq_u32_f32(m)); }
+
 #include "simd/kernels.h"

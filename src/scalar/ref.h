@@ -520,7 +520,14 @@ static inline int rp_ref_slab_wt_steps(const rp_ray1 *r, const rp_wt_ray *w, con
     st->tf = tf;
     st->zn = zn;
     st->zf = zf;
-    st->line = tn <= tf;
+    /* An overflowing slab distance is FLT_MAX, not inf, under directed
+     * rounding (downward for a positive one, upward for a negative one,
+     * toward zero for both), while an infinite rd gives a true inf on
+     * another axis: FLT_MAX then stands for any value up to inf, so tf ==
+     * FLT_MAX or tn == -FLT_MAX bounds nothing (rp_check --fpenv=downward
+     * found a ray with d ~ 1e-42 whose tf = FLT_MAX < tn = inf rejected a
+     * box holding a hit at t = inf). */
+    st->line = (tn <= tf) | (tf == 0x1.fffffep+127f) | (tn == -0x1.fffffep+127f);
     /* a NaN (an infinite pad or box times a tiny rd) bounds nothing */
     st->range = !(zn > r->tmax) & !(zf < r->tmin);
     st->valid_box = rp_ref_box_valid(b);

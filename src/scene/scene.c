@@ -177,7 +177,9 @@ static rp_status check_scene(const rp_scene *s, unsigned flags) {
         return RP_ERR_NULL;
     if (!s->built)
         return RP_ERR_NOT_PREPARED;
-    if (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT))
+    if (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT | RP_COHERENT | RP_INCOHERENT))
+        return RP_ERR_INVALID;
+    if ((flags & RP_COHERENT) && (flags & RP_INCOHERENT))
         return RP_ERR_INVALID;
     return RP_OK;
 }

@@ -1,18 +1,23 @@
 /*
- * traverse_simd.h - the packet traversal of a scene, written once for every
- * SIMD variant (included by src/simd/kernels.h, after the vector layer and
- * the per-primitive steps): W rays walk the tree together (Wald's packets,
- * for the coherent rays of a camera or of shadows toward one light).  A
- * child is entered when the conservative box test of the reference
- * (rp_ref_slab_wt_entry, here for W rays against one broadcast box, the same
- * operations lane by lane) passes for some lane whose best t its entry does
- * not exceed; a leaf's triangles go through the watertight packet step of
- * the brute-force kernels (wt_pick, wt_cand, tri_late).  A lane may so test
- * more triangles than the reference traversal would, never fewer, and every
- * acceptance is the reference's (nearer, or equal t and a lower scene
- * index), so each lane's result is the minimum (t, scene index) over all the
- * scene's triangles: what rp_scene_closest_ref and brute force return.
- * Watertight queries only; Moller-Trumbore ones use the reference.
+ * traverse_simd.h - the scene traversals, written once for every SIMD
+ * variant (included by src/simd/kernels.h, after the vector layer and the
+ * per-primitive steps).  Two shapes, chosen per block of V_W rays by the
+ * hints RP_COHERENT / RP_INCOHERENT or, without one, by the rays (a block
+ * whose live rays share the signs of d goes as a packet):
+ *   - packets (here): W rays walk the tree together (Wald's packets, for
+ *     the coherent rays of a camera or of shadows toward one light);
+ *   - one ray at a time (traverse_ray.h): lanes over a node's children and
+ *     a leaf block's triangles, for incoherent rays.
+ * Packets: a child is entered when the conservative box test of the
+ * reference (rp_ref_slab_wt_entry, here for W rays against one broadcast
+ * box, the same operations lane by lane) passes for some lane whose best t
+ * its entry does not exceed; a leaf's triangles go through the watertight
+ * packet step of the brute-force kernels (wt_pick, wt_cand, tri_late).  A
+ * lane may so test more triangles than the reference traversal would, never
+ * fewer, and every acceptance is the reference's (nearer, or equal t and a
+ * lower scene index), so each lane's result is the minimum (t, scene index)
+ * over all the scene's triangles: what rp_scene_closest_ref and brute force
+ * return.  Watertight queries only; Moller-Trumbore ones use the reference.
  */
 #include "scene/scene.h"
 
@@ -24,9 +29,12 @@ typedef struct vbox_ray {
     vf on[3], of[3];
     vm rd0[3]; /* rd == 0 (flush-to-zero of a huge d): the axis bounds nothing */
     int any_rd0;
+    /* when the live lanes share the signs of rd (bit a: rd[a] < 0), the
+     * near and far planes are chosen once (no per-lane swap), else -1 */
+    int oct;
 } vbox_ray;
 
-RP_INLINE void box_ray_setup(const vray *r, float bound, vbox_ray *b) {
+RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
     vf ax = vf_xorsign(r->ox, r->ox), ay = vf_xorsign(r->oy, r->oy);
     vf az = vf_xorsign(r->oz, r->oz);
     vf m = vf_max(ax, ay); /* rp_ref_wt_pad */
@@ -45,6 +53,17 @@ RP_INLINE void box_ray_setup(const vray *r, float bound, vbox_ray *b) {
         b->rd0[k] = vf_eq(rd[k], zero);
         b->any_rd0 |= m_any(b->rd0[k]);
     }
+    unsigned l = m_bits(live);
+    b->oct = 0;
+    for (int k = 0; k < 3; k++) {
+        unsigned n = m_bits(neg[k]) & l;
+        if (n == l)
+            b->oct |= 1 << k;
+        else if (n) {
+            b->oct = -1;
+            break;
+        }
+    }
 }
 
 /* rp_ref_slab_wt_entry for child k of nd, W rays; *entry: the kz entry. */
@@ -54,8 +73,16 @@ RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, i
     const vm neg[3] = {r->negx, r->negy, r->negz};
     vf tn = vf_set1(-INFINITY), tf = vf_set1(INFINITY), t0s[3], t1s[3];
     for (int a = 0; a < 3; a++) {
-        vf lo = vf_bcast(&nd->lo[a][k]), hi = vf_bcast(&nd->hi[a][k]);
-        vf_cswap(neg[a], &lo, &hi); /* lo: the near plane, hi: the far one */
+        vf lo, hi; /* the near plane, the far one */
+        if (b->oct >= 0) {
+            int n = (b->oct >> a) & 1;
+            lo = vf_bcast(n ? &nd->hi[a][k] : &nd->lo[a][k]);
+            hi = vf_bcast(n ? &nd->lo[a][k] : &nd->hi[a][k]);
+        } else {
+            lo = vf_bcast(&nd->lo[a][k]);
+            hi = vf_bcast(&nd->hi[a][k]);
+            vf_cswap(neg[a], &lo, &hi);
+        }
         vf t0 = vf_sub(lo, b->on[a]);
         t0 = vf_mul(t0, rd[a]);
         vf t1 = vf_sub(hi, b->of[a]);
@@ -69,12 +96,21 @@ RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, i
         t0s[a] = t0;
         t1s[a] = t1;
     }
-    /* the kz axis of each lane (wt_setup_v's masks: kz = 1 for z1 & !z2) */
-    vf zn = vf_select(r->wz2, t0s[2], vf_select(r->wz1, t0s[1], t0s[0]));
-    vf zf = vf_select(r->wz2, t1s[2], vf_select(r->wz1, t1s[1], t1s[0]));
+    /* the kz axis of each lane (wt_setup_v's masks: kz = 1 for z1 & !z2),
+     * or the packet's (wt_uniform) */
+    vf zn, zf;
+    if (r->wkz >= 0) {
+        zn = t0s[r->wkz];
+        zf = t1s[r->wkz];
+    } else {
+        zn = vf_select(r->wz2, t0s[2], vf_select(r->wz1, t0s[1], t0s[0]));
+        zf = vf_select(r->wz2, t1s[2], vf_select(r->wz1, t1s[1], t1s[0]));
+    }
     /* range: !(zn > tmax) & !(zf < tmin), NaN bounding nothing */
     vm out = m_or(vf_gt(zn, tmax), vf_lt(zf, r->tmin));
-    vm line = vf_le(tn, tf);
+    /* FLT_MAX: a saturated overflow (rp_ref_slab_wt_steps) */
+    vm line = m_or(vf_le(tn, tf), m_or(vf_eq(tf, vf_set1(0x1.fffffep+127f)),
+                                       vf_eq(tn, vf_set1(-0x1.fffffep+127f))));
     *entry = zn;
     return m_andnot(line, out);
 }
@@ -106,12 +142,12 @@ typedef struct pentry {
 /* Horizontal minimum of the lanes of m (m not empty). */
 RP_INLINE float vf_hmin(vf a, vm m) {
     float x[V_W];
-    unsigned b = m_bits(m);
-    vf_storeu(x, a);
-    float r = INFINITY;
-    for (int l = 0; l < V_W; l++)
-        if ((b >> l) & 1u)
-            r = x[l] == x[l] ? (x[l] < r ? x[l] : r) : -INFINITY; /* NaN bounds nothing */
+    /* lanes outside m: +inf; NaN (bounds nothing): -inf */
+    a = vf_select(vf_eq(a, a), a, vf_set1(-INFINITY));
+    vf_storeu(x, vf_select(m, a, vf_set1(INFINITY)));
+    float r = x[0];
+    for (int l = 1; l < V_W; l++)
+        r = x[l] < r ? x[l] : r;
     return r;
 }
 
@@ -129,7 +165,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
         return RP_OK;
     wt_uniform(&r, live);
     vbox_ray br;
-    box_ray_setup(&r, s->bound, &br);
+    box_ray_setup(&r, live, s->bound, &br);
     vf best = vf_select(live, r.tmax, vf_set1(NAN)); /* NaN: a lane out of the game */
     vm nothas0 = closest ? vi_eq(ld_prim_index(hits->prim, i, m), vi_set1(RP_NO_HIT))
                          : m_lanes(0);
@@ -248,21 +284,58 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     return RP_OK;
 }
 
+#include "scene/traverse_ray.h"
+
+/* How a packet is traced: as a packet when its live lanes share the signs of
+ * d (one octant: a camera's or a light's rays), else one ray at a time. */
+RP_INLINE int packet_coherent(const rp_rays *rays, const uint8_t *active, size_t i, size_t m) {
+    unsigned oct = 8;
+    for (size_t l = 0; l < m; l++) {
+        if ((active && !active[i + l]) || !(rays->rdx[i + l] == rays->rdx[i + l]))
+            continue;
+        unsigned o = (rays->dx[i + l] < 0.0f) | (rays->dy[i + l] < 0.0f) << 1 |
+                     (rays->dz[i + l] < 0.0f) << 2;
+        if (oct != 8 && o != oct)
+            return 0;
+        oct = o;
+    }
+    return 1;
+}
+
 static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                              unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
                              int closest) {
     if (!(flags & RP_WATERTIGHT)) /* Moller-Trumbore: the reference (see top) */
         return closest ? rp_scene_closest_ref(s, rays, active, flags, hits, mesh)
                        : rp_scene_occluded_ref(s, rays, active, flags, occluded);
+    /* packets push every node at most once, one ray every child at most once */
     pentry local[RP_SCENE_STACK];
-    /* every node is pushed at most once per packet */
+    qentry rlocal[RP_BVH_WIDTH * RP_SCENE_STACK + 1];
     size_t cap = s->nnodes <= RP_SCENE_STACK ? RP_SCENE_STACK : s->nnodes;
     pentry *stack = cap == RP_SCENE_STACK ? local : malloc(cap * sizeof *stack);
-    if (!stack)
+    qentry *rstack = cap == RP_SCENE_STACK ? rlocal : malloc((RP_BVH_WIDTH * cap + 1) * sizeof *rstack);
+    if (!stack || !rstack) {
+        if (stack != local)
+            free(stack);
+        if (rstack != rlocal)
+            free(rstack);
         return RP_ERR_NOMEM;
+    }
+    unsigned wf = RP_WATERTIGHT | (flags & RP_CULL_BACKFACE);
     rp_status st = RP_OK;
     for (size_t i = 0; i < rays->n && !st; i += V_W) {
         size_t m = min_w(rays->n - i);
+        int pk = (flags & RP_COHERENT) ||
+                 (!(flags & RP_INCOHERENT) && packet_coherent(rays, active, i, m));
+        if (!pk) {
+            for (size_t l = i; l < i + m; l++) {
+                if ((active && !active[l]) || !(rays->rdx[l] == rays->rdx[l]))
+                    continue;
+                if (scene_ray(s, rays, l, wf, hits, mesh, closest, rstack))
+                    occluded[l] = 1;
+            }
+            continue;
+        }
         st = (flags & RP_CULL_BACKFACE)
                  ? scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
                                 occluded, closest, i, m, stack, cap)
@@ -271,6 +344,8 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
     }
     if (stack != local)
         free(stack);
+    if (rstack != rlocal)
+        free(rstack);
     return st;
 }
 

@@ -76,4 +76,25 @@ static inline unsigned m_bits(vm m) { return (unsigned)RP_X(movemask_ps)(m); }
 static inline int m_any(vm m) { return RP_X(movemask_ps)(m) != 0; }
 #endif
 
+/* The 4-lane layer (q_*) of the one-ray scene traversal
+ * (src/scene/traverse_ray.h): lanes over a node's four children or a leaf
+ * block's four triangles, the same SSE operations at every x86 width
+ * (VEX-encoded where the file is built with AVX).  Masks are float lanes;
+ * only ordered compares are used, which SIMDe maps exactly. */
+typedef simde__m128 vq;
+static inline vq q_set1(float x) { return simde_mm_set1_ps(x); }
+static inline vq q_load(const float *p) { return simde_mm_load_ps(p); } /* 16-byte aligned */
+static inline void q_store(float *p, vq a) { simde_mm_storeu_ps(p, a); }
+static inline vq q_sub(vq a, vq b) { return simde_mm_sub_ps(a, b); }
+static inline vq q_mul(vq a, vq b) { return simde_mm_mul_ps(a, b); }
+static inline vq q_min(vq a, vq b) { return simde_mm_min_ps(a, b); } /* rp_minf */
+static inline vq q_max(vq a, vq b) { return simde_mm_max_ps(a, b); } /* rp_maxf */
+static inline vq q_lt(vq a, vq b) { return simde_mm_cmplt_ps(a, b); }
+static inline vq q_le(vq a, vq b) { return simde_mm_cmple_ps(a, b); }
+static inline vq q_gt(vq a, vq b) { return simde_mm_cmpgt_ps(a, b); }
+static inline vq q_eq(vq a, vq b) { return simde_mm_cmpeq_ps(a, b); }
+static inline vq q_and(vq a, vq b) { return simde_mm_and_ps(a, b); }
+static inline vq q_or(vq a, vq b) { return simde_mm_or_ps(a, b); }
+static inline unsigned q_bits(vq m) { return (unsigned)simde_mm_movemask_ps(m); }
+
 #endif /* RP_X86_LAYER_H */

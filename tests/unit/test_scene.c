@@ -256,24 +256,33 @@ static void run_case(const char *name, size_t ntris, size_t nrays, float scale, 
                     (!(fl[f] & RP_WATERTIGHT) && isa != RP_ISA_SCALAR))
                     continue;
                 rp_set_isa((rp_isa)isa);
-                result b;
-                result_init(&b, &rays);
-                if (pre)
-                    prefill(&b, &rays);
-                rp_status s1 = rp_scene_closest(w.s, &b.r, NULL, fl[f], &b.h, b.mesh);
-                rp_status s2 = rp_scene_occluded(w.s, &b.r, NULL, fl[f], b.occ);
-                if (fl[f] & RP_WATERTIGHT) {
-                    size_t bad = compare(&a, &b, 1);
-                    tap_ok(s1 == RP_OK && s2 == RP_OK && bad == 0,
-                           "%s: %zu tris, %zu rays, flags %u%s, %s: scene == brute force (%zu "
-                           "differ)",
-                           name, w.n, nrays, fl[f], pre ? ", pre-filled records" : "",
-                           rp_isa_name((rp_isa)isa), bad);
-                } else {
-                    *mt_diffs += compare(&a, &b, 0);
-                    *mt_lanes += nrays;
+                /* each way of tracing: the variant's choice, packets, one
+                 * ray at a time (the hints change nothing in the results) */
+                static const unsigned hint[3] = {0, RP_COHERENT, RP_INCOHERENT};
+                static const char *const hname[3] = {"", ", packets", ", one ray at a time"};
+                for (int hk = 0; hk < 3; hk++) {
+                    if (!(fl[f] & RP_WATERTIGHT) && hk)
+                        continue;
+                    result b;
+                    result_init(&b, &rays);
+                    if (pre)
+                        prefill(&b, &rays);
+                    unsigned qf = fl[f] | hint[hk];
+                    rp_status s1 = rp_scene_closest(w.s, &b.r, NULL, qf, &b.h, b.mesh);
+                    rp_status s2 = rp_scene_occluded(w.s, &b.r, NULL, qf, b.occ);
+                    if (fl[f] & RP_WATERTIGHT) {
+                        size_t bad = compare(&a, &b, 1);
+                        tap_ok(s1 == RP_OK && s2 == RP_OK && bad == 0,
+                               "%s: %zu tris, %zu rays, flags %u%s, %s%s: scene == brute force "
+                               "(%zu differ)",
+                               name, w.n, nrays, fl[f], pre ? ", pre-filled records" : "",
+                               rp_isa_name((rp_isa)isa), hname[hk], bad);
+                    } else {
+                        *mt_diffs += compare(&a, &b, 0);
+                        *mt_lanes += nrays;
+                    }
+                    result_free(&b);
                 }
-                result_free(&b);
             }
             rp_set_isa(RP_ISA_AUTO);
             result_free(&a);
@@ -327,7 +336,11 @@ static void test_errors(void) {
     tap_int(rp_scene_build(s), RP_OK, "build");
     tap_int(rp_scene_build(s), RP_ERR_INVALID, "build twice");
     tap_int(rp_scene_add_soup(s, t, 1, NULL), RP_ERR_INVALID, "add after build");
-    tap_int(rp_scene_closest(s, &r, NULL, 8, &h, NULL), RP_ERR_INVALID, "unknown flag");
+    tap_int(rp_scene_closest(s, &r, NULL, 16, &h, NULL), RP_ERR_INVALID, "unknown flag");
+    tap_int(rp_scene_closest(s, &r, NULL, RP_WATERTIGHT | RP_COHERENT | RP_INCOHERENT, &h, NULL),
+            RP_ERR_INVALID, "both tracing hints");
+    tap_int(rp_scene_occluded(s, &r, NULL, RP_COHERENT | RP_INCOHERENT, h.prim == NULL ? NULL : (uint8_t *)h.prim),
+            RP_ERR_INVALID, "both tracing hints (occluded)");
     tap_int(rp_scene_closest(NULL, &r, NULL, 0, &h, NULL), RP_ERR_NULL, "scene NULL");
     tap_int(rp_scene_closest(s, &r, NULL, 0, &h, (uint32_t *)(void *)h.t), RP_ERR_ALIAS,
             "mesh output overlapping t");

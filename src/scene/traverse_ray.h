@@ -1,0 +1,260 @@
+/*
+ * traverse_ray.h - the one-ray traversal of a scene, for incoherent rays
+ * (diffuse and glossy bounces, ambient occlusion): one ray at a time, the
+ * lanes over a node's four children and over a leaf block's four
+ * triangles, on the 4-lane layer (q_*) that every variant has (x86:
+ * src/x86/layer.h, NEON: the vector layer itself).  Included by
+ * traverse_simd.h; watertight queries only.
+ *   - Children: rp_ref_slab_wt_entry with the ray's values broadcast and a
+ *     child's box in each lane, the same operations (the grown origin, the
+ *     near and far planes chosen once per ray by the signs of rd).
+ *   - Triangles: the float edge functions of rp_ref_wt_eval, the same
+ *     operations lane by lane.  A lane whose three edge functions have
+ *     strictly mixed signs (one < 0, one > 0) is outside by the reference's
+ *     own decision (its double recomputation keeps every nonzero float
+ *     sign: see rp_ref_wt_exact), and so is one whose kz range
+ *     (rp_ref_wt_tplane's clamp) lies beyond the best hit or before tmin;
+ *     every other lane goes through the reference itself (rp_ref_wt_eval,
+ *     rp_ref_wt_t).  So every hit kept is the reference's, and only lanes
+ *     the reference rejects are dropped.
+ * Pruning is rp_scene_closest_ref's (traverse.c): a subtree is skipped only
+ * when its entry is strictly beyond the best t.  The result is the minimum
+ * (t, scene index), as every traversal's, in any visit order.
+ */
+
+/* One ray's state: the reference's frame and pad, and the broadcasts. */
+typedef struct qray {
+    rp_ray1 r; /* r.tmax: the best t so far (closest) */
+    rp_wt_ray w;
+    /* the box test's values, axes in the order kx, ky, kz (so that the kz
+     * slab is the last one): grown origins (near, far plane), 1 / d */
+    vq on[3], of[3], rd[3];
+    int nearoff[3], faroff[3]; /* float offsets of the near and far planes in a node */
+    unsigned loose;          /* (of those) axes with rd == 0 or NaN: they bound nothing */
+    vq wo[3], wsx, wsy, wsz; /* o[kx], o[ky], o[kz]; the shear */
+    int row[9];              /* block row of vertex k's kx, ky, kz component */
+} qray;
+
+RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
+    rp_ray1 r = {rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i],
+                 rays->dz[i], rays->rdx[i], rays->rdy[i], rays->rdz[i], rays->tmin[i],
+                 rays->tmax[i]};
+    q->r = r;
+    q->w = rp_ref_wt_setup(&r);
+    float pad = rp_ref_wt_pad(&r, bound);
+    const float o[3] = {r.ox, r.oy, r.oz}, rd[3] = {r.rdx, r.rdy, r.rdz};
+    const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
+    q->loose = 0;
+    for (int i = 0; i < 3; i++) {
+        int a = ax[i], neg = rd[a] < 0.0f;
+        /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane */
+        q->on[i] = q_set1(neg ? o[a] - pad : o[a] + pad);
+        q->of[i] = q_set1(neg ? o[a] + pad : o[a] - pad);
+        q->rd[i] = q_set1(rd[a]);
+        q->nearoff[i] = (neg ? 3 + a : a) * RP_BVH_WIDTH;
+        q->faroff[i] = (neg ? a : 3 + a) * RP_BVH_WIDTH;
+        if (!(rd[a] < 0.0f) && !(rd[a] > 0.0f))
+            q->loose |= 1u << i;
+        q->wo[i] = q_set1(o[a]);
+    }
+    q->wsx = q_set1(q->w.sx);
+    q->wsy = q_set1(q->w.sy);
+    q->wsz = q_set1(q->w.sz);
+    for (int k = 0; k < 3; k++)
+        for (int a = 0; a < 3; a++)
+            q->row[3 * k + a] = 3 * k + ax[a];
+}
+
+/* The children of nd that may hold a hit in [tmin, best]: a bit per child;
+ * ent[k]: child k's kz entry. */
+RP_INLINE unsigned qray_node4(const qray *q, const float *base, const uint32_t *child,
+                              float best, float *ent) {
+    vq t0[3], t1[3];
+    for (int a = 0; a < 3; a++) {
+        t0[a] = q_mul(q_sub(q_load(base + q->nearoff[a]), q->on[a]), q->rd[a]);
+        t1[a] = q_mul(q_sub(q_load(base + q->faroff[a]), q->of[a]), q->rd[a]);
+    }
+    if (q->loose) /* rare: flush-to-zero of a huge d, or a NaN component */
+        for (int a = 0; a < 3; a++)
+            if ((q->loose >> a) & 1u) {
+                t0[a] = q_set1(-INFINITY);
+                t1[a] = q_set1(INFINITY);
+            }
+    /* the reference's running max and min, in the order kx, ky, kz: the
+     * order does not matter to the test (a NaN, the first operand, leaves
+     * the running value as it is in any order) */
+    vq tn = q_max(t0[0], q_set1(-INFINITY)), tf = q_min(t1[0], q_set1(INFINITY));
+    tn = q_max(t0[1], tn);
+    tf = q_min(t1[1], tf);
+    tn = q_max(t0[2], tn);
+    tf = q_min(t1[2], tf);
+    vq zn = t0[2], zf = t1[2];
+    /* line & !(zn > best) & !(zf < tmin) */
+    unsigned out = q_bits(q_or(q_gt(zn, q_set1(best)), q_lt(zf, q_set1(q->r.tmin))));
+    /* empty children (child RP_NO_HIT: a NaN's bits, unlike any index,
+     * which is a finite float or a denormal equal to itself under DAZ too):
+     * their inverted boxes may pass where NaN slab values bound nothing */
+    vq ch = q_load((const float *)(const void *)child);
+    /* FLT_MAX: a saturated overflow (rp_ref_slab_wt_steps) */
+    vq line = q_or(q_le(tn, tf), q_or(q_eq(tf, q_set1(0x1.fffffep+127f)),
+                                      q_eq(tn, q_set1(-0x1.fffffep+127f))));
+    unsigned h = q_bits(q_and(line, q_eq(ch, ch))) & ~out;
+    q_store(ent, zn);
+    return h;
+}
+
+/* The children of nd that may hold a hit in [tmin, best]: a bit per child;
+ * ent[k]: child k's kz entry. */
+RP_INLINE unsigned qray_node(const qray *q, const rp_bvh_node *nd, float best,
+                             float ent[RP_BVH_WIDTH]) {
+    unsigned h = 0;
+    for (int k = 0; k < RP_BVH_WIDTH; k += 4)
+        h |= qray_node4(q, &nd->lo[0][k], &nd->child[k], best, ent + k) << k;
+    return h;
+}
+
+/* The lanes of block b (of which the first n are the leaf's) that may hold
+ * a hit in [tmin, best]: the edge functions' signs and the kz range. */
+RP_INLINE unsigned qray_block(const qray *q, const rp_tri4 *b, unsigned n, float best) {
+    vq xy[6], z[3];
+    for (int k = 0; k < 3; k++) { /* rp_ref_wt_vertex */
+        vq qx = q_sub(q_load(b->v[q->row[3 * k + 0]]), q->wo[0]);
+        vq qy = q_sub(q_load(b->v[q->row[3 * k + 1]]), q->wo[1]);
+        z[k] = q_sub(q_load(b->v[q->row[3 * k + 2]]), q->wo[2]);
+        xy[2 * k] = q_sub(qx, q_mul(q->wsx, z[k]));
+        xy[2 * k + 1] = q_sub(qy, q_mul(q->wsy, z[k]));
+    }
+    vq u = q_sub(q_mul(xy[4], xy[3]), q_mul(xy[5], xy[2]));
+    vq v = q_sub(q_mul(xy[0], xy[5]), q_mul(xy[1], xy[4]));
+    vq w = q_sub(q_mul(xy[2], xy[1]), q_mul(xy[3], xy[0]));
+    vq zero = q_set1(0.0f);
+    vq neg = q_or(q_or(q_lt(u, zero), q_lt(v, zero)), q_lt(w, zero));
+    vq pos = q_or(q_or(q_gt(u, zero), q_gt(v, zero)), q_gt(w, zero));
+    unsigned c = ~q_bits(q_and(neg, pos)) & ((1u << (n < 4 ? n : 4)) - 1u);
+    if (!c)
+        return 0;
+    /* t is clamped to [lo, hi] of the kz values (rp_ref_wt_tplane) */
+    vq z0 = q_mul(q->wsz, z[0]), z1 = q_mul(q->wsz, z[1]), z2 = q_mul(q->wsz, z[2]);
+    vq lo = q_min(z1, z0), hi = q_max(z1, z0);
+    lo = q_min(z2, lo);
+    hi = q_max(z2, hi);
+    return c & ~q_bits(q_or(q_gt(lo, q_set1(best)), q_lt(hi, q_set1(q->r.tmin))));
+}
+
+typedef struct qbest {
+    uint32_t g; /* scene index of the best hit, or RP_NO_HIT */
+    size_t slot;
+    int has;    /* the record held a hit before this call */
+} qbest;
+
+/* The leaf (count triangles from block first): closest keeps the best in
+ * q->r.tmax and *bb; any hit returns 1 at the first. */
+RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t count,
+                        unsigned flags, int closest, qbest *bb) {
+    for (uint32_t j = 0; j < count; j += RP_TRI_BLOCK) {
+        const rp_tri4 *b = &s->blocks[first + j / RP_TRI_BLOCK];
+        unsigned c = qray_block(q, b, count - j, q->r.tmax);
+        while (c) {
+            int l = __builtin_ctz(c);
+            c &= c - 1u;
+            size_t slot = ((size_t)first + j / RP_TRI_BLOCK) * RP_TRI_BLOCK + (size_t)l;
+            rp_triangle tri;
+            rp_scene_tri(s, slot, &tri);
+            rp_wt_eval e = rp_ref_wt_eval(&q->r, &q->w, &tri, flags);
+            if (!e.candidate)
+                continue;
+            float t = rp_ref_wt_t(&q->r, &q->w, &tri, &e);
+            if (!closest) {
+                if ((t >= q->r.tmin) & (t <= q->r.tmax))
+                    return 1;
+                continue;
+            }
+            uint32_t g = b->index[l];
+            int tie_ok = bb->g != RP_NO_HIT ? g < bb->g : !bb->has;
+            if ((t >= q->r.tmin) & (t <= q->r.tmax) & ((t < q->r.tmax) | tie_ok)) {
+                q->r.tmax = t;
+                bb->g = g;
+                bb->slot = slot;
+            }
+        }
+    }
+    return 0;
+}
+
+/* A stacked child: a node (count 0) or a leaf, and its entry. */
+typedef struct qentry {
+    uint32_t child, count;
+    float entry;
+} qentry;
+
+/* Ray i down the tree.  Closest: writes its record (and tmax, mesh) as
+ * rp_scene_closest_ref does; any hit: returns 1 when occluded.  The
+ * nearest child hit is visited next without the stack (the only one, most
+ * often), the others are pushed farthest first; leaves are tested when
+ * popped.  (The reference tests a node's leaves before its inner children;
+ * the order changes nothing in the result, a minimum.)  stack: room for
+ * RP_BVH_WIDTH * nnodes + 1 entries (each child is pushed at most once). */
+RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned flags,
+                        rp_hits *hits, uint32_t *mesh, int closest, qentry *stack) {
+    qray q;
+    qray_setup(rays, i, s->bound, &q);
+    qbest bb = {RP_NO_HIT, 0, closest && hits->prim[i] != RP_NO_HIT};
+    size_t sp = 0;
+    stack[sp++] = (qentry){0, 0, -INFINITY};
+    while (sp) {
+        qentry e = stack[--sp];
+        if (e.entry > q.r.tmax)
+            continue;
+        for (;;) {
+            if (e.count) {
+                if (qray_leaf(s, &q, e.child, e.count, flags, closest, &bb))
+                    return 1;
+                break;
+            }
+            const rp_bvh_node *nd = &s->nodes[e.child];
+            float ent[RP_BVH_WIDTH];
+            unsigned h = qray_node(&q, nd, q.r.tmax, ent);
+            if (!h)
+                break;
+            int k = __builtin_ctz(h);
+            h &= h - 1u;
+            if (!h) { /* one child */
+                e = (qentry){nd->child[k], nd->count[k], ent[k]};
+                continue;
+            }
+            /* two or more: by entry, nearest first (equal entries keep
+             * child order) */
+            int kid[RP_BVH_WIDTH], n = 1;
+            kid[0] = k;
+            while (h) {
+                k = __builtin_ctz(h);
+                h &= h - 1u;
+                int j = n++;
+                while (j > 0 && ent[kid[j - 1]] > ent[k]) {
+                    kid[j] = kid[j - 1];
+                    j--;
+                }
+                kid[j] = k;
+            }
+            for (int c = n; c-- > 1;)
+                stack[sp++] = (qentry){nd->child[kid[c]], nd->count[kid[c]], ent[kid[c]]};
+            e = (qentry){nd->child[kid[0]], nd->count[kid[0]], ent[kid[0]]};
+        }
+    }
+    if (!closest || bb.g == RP_NO_HIT)
+        return 0;
+    rp_triangle tri;
+    rp_scene_tri(s, bb.slot, &tri);
+    rp_wt_eval e = rp_ref_wt_eval(&q.r, &q.w, &tri, flags);
+    float u, v;
+    rp_ref_wt_uv(&e, &u, &v);
+    uint32_t m = rp_scene_mesh_of(s, bb.g);
+    rays->tmax[i] = q.r.tmax;
+    hits->t[i] = q.r.tmax;
+    hits->u[i] = u;
+    hits->v[i] = v;
+    hits->prim[i] = bb.g - s->mesh_first[m];
+    if (mesh)
+        mesh[i] = m;
+    return 0;
+}
