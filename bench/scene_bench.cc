@@ -20,7 +20,11 @@
 // <variant>: every variant native to this CPU (rp_set_isa), scalar, and
 // "auto" (rp_set_isa(RP_ISA_AUTO)).  The scalar variant runs the reference
 // traversal (src/scene/traverse.c, one ray at a time); the others run what
-// the dispatch table gives them (the SIMD packet traversal since 13db17e).
+// the dispatch table gives them, with no hint: each block of rays as a
+// packet when its rays share the signs of d, else one ray at a time.  For
+// the SIMD variants the trace kinds also have rows <variant>-packet
+// (RP_COHERENT: packets always) and <variant>-ray (RP_INCOHERENT: one ray
+// at a time always), which show both traversals on every kind.
 // With RP_WATERTIGHT every variant must return the same bits: each trace
 // row's results are digested and compared with the first variant's (a
 // mismatch goes to stderr and the row's label).
@@ -586,6 +590,7 @@ struct Row {
     Kind kind;
     std::string mesh;
     std::string variant;
+    unsigned hint; // RAYPACK: 0, RP_COHERENT or RP_INCOHERENT
 };
 
 void fail(benchmark::State &state, const std::string &msg) {
@@ -594,17 +599,17 @@ void fail(benchmark::State &state, const std::string &msg) {
     }
 }
 
-rp_status raypack_trace(SceneState &s, Kind k) {
+rp_status raypack_trace(SceneState &s, Kind k, unsigned hint) {
     rp_status st = RP_OK;
     for (auto &bp : s.rays[k].b) {
         Batch &b = *bp;
         if (k == SHADOW) {
             std::memset(b.occl.data(), 0, b.r.n);
-            st = rp_scene_occluded(s.scene, &b.r, nullptr, kFlags, b.occl.data());
+            st = rp_scene_occluded(s.scene, &b.r, nullptr, kFlags | hint, b.occl.data());
         } else {
             std::memcpy(b.r.tmax, b.tmax0.data(), b.r.n * sizeof(float));
             if ((st = rp_hits_reset(&b.h)) == RP_OK)
-                st = rp_scene_closest(s.scene, &b.r, nullptr, kFlags, &b.h, nullptr);
+                st = rp_scene_closest(s.scene, &b.r, nullptr, kFlags | hint, &b.h, nullptr);
         }
         if (st)
             break;
@@ -827,7 +832,7 @@ void run_trace(benchmark::State &state, const Row &row) {
         if (rp_status st = rp_set_isa(row.isa))
             return fail(state, std::string("rp_set_isa: ") + rp_status_string(st));
         for (auto _ : state) {
-            rp_status st = raypack_trace(*s, row.kind);
+            rp_status st = raypack_trace(*s, row.kind, row.hint);
             if (st) {
                 state.SkipWithError(rp_status_string(st));
                 break;
@@ -850,7 +855,11 @@ void run_trace(benchmark::State &state, const Row &row) {
             }
         }
         state.SetLabel(std::string(row.kind == SHADOW ? "rp_scene_occluded" : "rp_scene_closest") +
-                       " watertight, 4096-ray batches, isa " + rp_isa_name(rp_active_isa()) + check);
+                       " watertight" +
+                       (row.hint == RP_COHERENT     ? " RP_COHERENT (packets)"
+                        : row.hint == RP_INCOHERENT ? " RP_INCOHERENT (one ray at a time)"
+                                                    : "") +
+                       ", 4096-ray batches, isa " + rp_isa_name(rp_active_isa()) + check);
         rp_set_isa(RP_ISA_AUTO);
     }
 #ifdef RPB_HAVE_EMBREE
@@ -965,14 +974,19 @@ void rpb_scene_register(unsigned native) {
     variants.push_back({RP_ISA_AUTO, "auto"});
     for (const std::string &m : meshes)
         for (int k = 0; k < KIND_COUNT; k++) {
-            for (auto &v : variants)
-                add({RAYPACK, v.first, (Kind)k, m, v.second});
+            for (auto &v : variants) {
+                add({RAYPACK, v.first, (Kind)k, m, v.second, 0});
+                if (k != BUILD && v.first != RP_ISA_SCALAR && v.first != RP_ISA_AUTO) {
+                    add({RAYPACK, v.first, (Kind)k, m, v.second + "-packet", RP_COHERENT});
+                    add({RAYPACK, v.first, (Kind)k, m, v.second + "-ray", RP_INCOHERENT});
+                }
+            }
 #ifdef RPB_HAVE_EMBREE
-            add({EMBREE, RP_ISA_AUTO, (Kind)k, m, "embree"});
+            add({EMBREE, RP_ISA_AUTO, (Kind)k, m, "embree", 0});
             if (k == BUILD)
-                add({EMBREE_HIGH, RP_ISA_AUTO, (Kind)k, m, "embree-high"});
+                add({EMBREE_HIGH, RP_ISA_AUTO, (Kind)k, m, "embree-high", 0});
             else
-                add({EMBREE16, RP_ISA_AUTO, (Kind)k, m, "embree-p16"});
+                add({EMBREE16, RP_ISA_AUTO, (Kind)k, m, "embree-p16", 0});
 #endif
         }
 }

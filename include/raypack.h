@@ -238,9 +238,9 @@ RP_API rp_status rp_scene_build(rp_scene *scene);
 RP_API size_t rp_scene_bytes(const rp_scene *scene);
 RP_API size_t rp_scene_triangle_count(const rp_scene *scene);
 /* How a scene query traces (scene queries only; the results are the same
- * bits either way, only the speed differs).  Neither: each block of rays
- * (as many as the variant's lanes) goes as a packet when its live rays
- * share the signs of d, else one ray at a time.  Both: RP_ERR_INVALID.
+ * bits either way, only the speed differs).  Neither: packets (as many rays
+ * as the variant's lanes), which the benchmark finds faster so far even for
+ * incoherent rays.  Both: RP_ERR_INVALID.
  * Moller-Trumbore queries (without RP_WATERTIGHT) use the scalar reference
  * traversal in every variant and ignore the hint. */
 #define RP_COHERENT 4u   /* packets: a camera's rays, shadow rays toward one light */

@@ -489,9 +489,11 @@ static inline int rp_ref_slab_wt_steps(const rp_ray1 *r, const rp_wt_ray *w, con
         st->on[k] = st->of[k] = o[k];
         st->t0[k] = -INFINITY;
         st->t1[k] = INFINITY;
-        /* rd = 0 only when flush-to-zero flushed 1 / d of a huge d: no
-         * bound from that axis */
-        if (rd[k] == 0.0f) {
+        /* rd = 0 only when flush-to-zero flushed 1 / d of a huge d, and
+         * |rd| = FLT_MAX only when directed rounding saturated 1 / d of a
+         * tiny d (whose true value is larger, so that every distance times
+         * it would be too small): no bound from that axis */
+        if (rd[k] == 0.0f || fabsf(rd[k]) == 0x1.fffffep+127f) {
             if (k == w->kz) {
                 zn = -INFINITY;
                 zf = INFINITY;

@@ -30,7 +30,7 @@ typedef struct qray {
      * slab is the last one): grown origins (near, far plane), 1 / d */
     vq on[3], of[3], rd[3];
     int nearoff[3], faroff[3]; /* float offsets of the near and far planes in a node */
-    unsigned loose;          /* (of those) axes with rd == 0 or NaN: they bound nothing */
+    unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
     vq wo[3], wsx, wsy, wsz; /* o[kx], o[ky], o[kz]; the shear */
     int row[9];              /* block row of vertex k's kx, ky, kz component */
 } qray;
@@ -53,7 +53,7 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
         q->rd[i] = q_set1(rd[a]);
         q->nearoff[i] = (neg ? 3 + a : a) * RP_BVH_WIDTH;
         q->faroff[i] = (neg ? a : 3 + a) * RP_BVH_WIDTH;
-        if (!(rd[a] < 0.0f) && !(rd[a] > 0.0f))
+        if ((!(rd[a] < 0.0f) && !(rd[a] > 0.0f)) || fabsf(rd[a]) == 0x1.fffffep+127f)
             q->loose |= 1u << i;
         q->wo[i] = q_set1(o[a]);
     }
@@ -74,7 +74,7 @@ RP_INLINE unsigned qray_node4(const qray *q, const float *base, const uint32_t *
         t0[a] = q_mul(q_sub(q_load(base + q->nearoff[a]), q->on[a]), q->rd[a]);
         t1[a] = q_mul(q_sub(q_load(base + q->faroff[a]), q->of[a]), q->rd[a]);
     }
-    if (q->loose) /* rare: flush-to-zero of a huge d, or a NaN component */
+    if (q->loose) /* rare: a flushed or saturated 1 / d, or a NaN component */
         for (int a = 0; a < 3; a++)
             if ((q->loose >> a) & 1u) {
                 t0[a] = q_set1(-INFINITY);

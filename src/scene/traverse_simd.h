@@ -1,9 +1,11 @@
 /*
  * traverse_simd.h - the scene traversals, written once for every SIMD
  * variant (included by src/simd/kernels.h, after the vector layer and the
- * per-primitive steps).  Two shapes, chosen per block of V_W rays by the
- * hints RP_COHERENT / RP_INCOHERENT or, without one, by the rays (a block
- * whose live rays share the signs of d goes as a packet):
+ * per-primitive steps).  Two shapes, chosen by the hints RP_COHERENT /
+ * RP_INCOHERENT; without one, packets, which were measured faster than the
+ * one-ray traversal on every kind of ray so far (even incoherent bounces:
+ * a one-ray walk waits on each node's memory in turn; README, "Scenes
+ * against Embree 3"):
  *   - packets (here): W rays walk the tree together (Wald's packets, for
  *     the coherent rays of a camera or of shadows toward one light);
  *   - one ray at a time (traverse_ray.h): lanes over a node's children and
@@ -27,7 +29,7 @@
  * plane of each axis, by the lane's sign: rp_ref_slab_wt_entry). */
 typedef struct vbox_ray {
     vf on[3], of[3];
-    vm rd0[3]; /* rd == 0 (flush-to-zero of a huge d): the axis bounds nothing */
+    vm rd0[3]; /* rd == 0 or |rd| == FLT_MAX (flushed or saturated): the axis bounds nothing */
     int any_rd0;
     /* when the live lanes share the signs of rd (bit a: rd[a] < 0), the
      * near and far planes are chosen once (no per-lane swap), else -1 */
@@ -50,7 +52,8 @@ RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
         vf lo = vf_sub(o[k], pad), hi = vf_add(o[k], pad);
         b->on[k] = vf_select(neg[k], lo, hi);
         b->of[k] = vf_select(neg[k], hi, lo);
-        b->rd0[k] = vf_eq(rd[k], zero);
+        b->rd0[k] = m_or(vf_eq(rd[k], zero), /* rp_ref_slab_wt_steps */
+                         vf_eq(vf_xorsign(rd[k], rd[k]), vf_set1(0x1.fffffep+127f)));
         b->any_rd0 |= m_any(b->rd0[k]);
     }
     unsigned l = m_bits(live);
@@ -286,22 +289,6 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
 
 #include "scene/traverse_ray.h"
 
-/* How a packet is traced: as a packet when its live lanes share the signs of
- * d (one octant: a camera's or a light's rays), else one ray at a time. */
-RP_INLINE int packet_coherent(const rp_rays *rays, const uint8_t *active, size_t i, size_t m) {
-    unsigned oct = 8;
-    for (size_t l = 0; l < m; l++) {
-        if ((active && !active[i + l]) || !(rays->rdx[i + l] == rays->rdx[i + l]))
-            continue;
-        unsigned o = (rays->dx[i + l] < 0.0f) | (rays->dy[i + l] < 0.0f) << 1 |
-                     (rays->dz[i + l] < 0.0f) << 2;
-        if (oct != 8 && o != oct)
-            return 0;
-        oct = o;
-    }
-    return 1;
-}
-
 static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                              unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
                              int closest) {
@@ -325,9 +312,7 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
     rp_status st = RP_OK;
     for (size_t i = 0; i < rays->n && !st; i += V_W) {
         size_t m = min_w(rays->n - i);
-        int pk = (flags & RP_COHERENT) ||
-                 (!(flags & RP_INCOHERENT) && packet_coherent(rays, active, i, m));
-        if (!pk) {
+        if (flags & RP_INCOHERENT) {
             for (size_t l = i; l < i + m; l++) {
                 if ((active && !active[l]) || !(rays->rdx[l] == rays->rdx[l]))
                     continue;

@@ -43,10 +43,9 @@
  * environment (reported as variant "brute-force"); without it (the _mt
  * kernels) the lanes that differ from brute force are only counted, shown
  * by --stats (docs/SEMANTICS.md says why).  Scene failures are not
- * bisected.  Known: under --fpenv=upward and downward the SIMD scene
- * traversals disagree with the reference (denormal directions, whose 1/d
- * rounds to +-FLT_MAX); those runs leave the scene kernels out unless
- * --kernel is given.
+ * bisected.  The directed-rounding runs found that the box test was not
+ * conservative for a 1/d saturated to +-FLT_MAX (denormal directions):
+ * fixed in rp_ref_slab_wt_steps, so every mode runs the scene kernels.
  *
  * Usage:
  *   rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]]
@@ -1899,18 +1898,8 @@ int main(int argc, char **argv) {
     unsigned long passed = 0, failed = 0;
     unsigned long vfail[RP_ISA_COUNT] = {0}, vpass[RP_ISA_COUNT] = {0};
     unsigned long bfail = 0, bpass = 0; /* scene cases against brute force */
-    /* Known: under directed rounding the SIMD scene traversals disagree
-     * with the reference for rays whose 1/d rounds to +-FLT_MAX instead of
-     * inf (denormal directions; a record with t = inf appears).  Left out
-     * of the default run in those modes until fixed; --kernel=scene runs
-     * them. */
-    int skip_scenes = fpenv && !kernel_list && (!strcmp(fpenv, "upward") || !strcmp(fpenv, "downward"));
-    if (skip_scenes)
-        printf("rp_check: scene kernels skipped under --fpenv=%s (known mismatch of the SIMD scene "
-               "traversals under directed rounding; --kernel=scene runs them)\n", fpenv);
     for (int k = 0; k < NKERNELS; k++) {
         if (!kernel_selected(kernel_list, &kernels[k])) continue;
-        if (skip_scenes && kernels[k].scene) continue;
         unsigned long kf[RP_ISA_COUNT] = {0}, bfail_k = 0;
         kstats st = {0};
         for (uint64_t it = 0; it < iterations; it++) {
