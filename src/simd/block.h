@@ -1,0 +1,240 @@
+/*
+ * block.h - part 1 of the SIMD template (src/simd/kernels.h), what the other
+ * parts are built on: the primitive kinds K_* and their layout as floats,
+ * the lane types vray (W rays, or one ray broadcast, with the watertight
+ * frame), vprim (W primitives, or one broadcast) and veval (what the
+ * division-free part of a test leaves for its t step), and the loading of
+ * blocks: rays (ld_rays, bc_ray; the watertight frame by wt_setup_v and
+ * wt_uniform), primitives (ld_prims, bc_prim), active masks and primitive
+ * indices (ld_active, ld_prim_index).  Relies on the ISA file's vector layer
+ * (listed in kernels.h) and on src/scalar/ref.h (rp_ref_wt_setup); it also
+ * takes the headers and defines RP_INLINE / RP_NOINLINE for every part.
+ */
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+#include "scalar/ref.h" /* rp_ref_wt_setup, rp_ref_wt_exact: shared with the reference */
+
+#if defined(__GNUC__)
+/* the kernels pass the primitive kind as a constant: inlining folds it */
+#define RP_INLINE static inline __attribute__((always_inline))
+#else
+#define RP_INLINE static inline
+#endif
+#if defined(__GNUC__)
+#define RP_NOINLINE __attribute__((noinline, cold))
+#else
+#define RP_NOINLINE
+#endif
+
+/* Primitives are read as arrays of floats: field k of primitive j is
+ * ((const float *)prims)[j * K_FLOATS(kind) + k]. */
+/* K_TRI: Moller-Trumbore; K_WT: the watertight test (RP_WATERTIGHT). */
+enum { K_BOX, K_TRI, K_SPH, K_PLN, K_WT };
+#define K_IS_TRI(kind) ((kind) == K_TRI || (kind) == K_WT)
+#define K_FLOATS(kind) ((kind) == K_BOX ? 6 : K_IS_TRI(kind) ? 9 : 4)
+#define K_MAX_FLOATS 9
+_Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
+_Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
+_Static_assert(sizeof(rp_sphere) == 4 * sizeof(float), "rp_sphere is 4 floats");
+_Static_assert(sizeof(rp_plane) == 4 * sizeof(float), "rp_plane is 4 floats");
+
+#define V_ALL ((1u << V_W) - 1u) /* m_bits of a full mask */
+
+/* W rays: a packet, or one ray broadcast to every lane. */
+typedef struct vray {
+    vf ox, oy, oz, dx, dy, dz, rdx, rdy, rdz, tmin, tmax;
+    vm negx, negy, negz; /* rd < 0: the slab's near plane is the max one */
+    /* the watertight frame of rp_ref_wt_setup, per lane (NEED_WT): o[kx],
+     * o[ky], o[kz], the shear sx, sy, sz, d[kz], and the axes as vf_pick
+     * indices (packets) or as ints (one ray in every lane, bc_ray) */
+    vf wox, woy, woz, wsx, wsy, wsz, wdkx, wdky, wdkz;
+    vp wpx, wpy, wpz;
+    vm wz1, wz2; /* packets: |dy| > |dx|; |dz| > both (kz = 1 or 2) */
+    int wkx, wky, wkz; /* the axes when uniform (bc_ray, wt_uniform), else -1 */
+} vray;
+
+/* W primitives, or one broadcast: f[k] is field k. */
+typedef struct vprim {
+    vf f[K_MAX_FLOATS];
+} vprim;
+
+/* What the division-free part of a test leaves for the t step and for the
+ * hit that is kept (triangles keep uu, vv, det for u and v). */
+typedef struct veval {
+    vf t;
+    vf det, uu, vv;     /* triangles */
+    vf qx, qy, qz, e2x, e2y, e2z; /* triangles: for tt, on candidate steps only */
+    vf a, b, disc;      /* spheres */
+    vf num, denom;      /* planes */
+    vf wu, wz0, wz1, wz2; /* watertight: U, and v[kz] - o[kz] of the vertices */
+} veval;
+
+static inline size_t min_w(size_t left) { return left < V_W ? left : V_W; }
+
+/* ------------------------------------------------------------------ */
+/* Loading blocks: a full block straight from the caller's arrays,       */
+/* a partial one (m < W lanes) through a zero-padded copy.               */
+/* ------------------------------------------------------------------ */
+
+RP_INLINE vf ld_f(const float *a, size_t i, size_t m) {
+    if (m == V_W)
+        return vf_loadu(a + i);
+    float buf[V_W] = {0};
+    memcpy(buf, a + i, m * sizeof(float));
+    return vf_loadu(buf);
+}
+
+RP_INLINE vi ld_prim_index(const uint32_t *a, size_t i, size_t m) {
+    if (m == V_W)
+        return vi_loadu(a + i);
+    uint32_t buf[V_W];
+    for (size_t k = 0; k < V_W; k++)
+        buf[k] = k < m ? a[i + k] : RP_NO_HIT;
+    return vi_loadu(buf);
+}
+
+/* Lanes that take part: active[i + k] != 0 (all when NULL) and k < m. */
+RP_INLINE vm ld_active(const uint8_t *active, size_t i, size_t m) {
+    if (!active)
+        return m_lanes(m);
+    if (m == V_W)
+        return m_from_bytes(active + i);
+    uint8_t buf[V_W] = {0};
+    memcpy(buf, active + i, m);
+    return m_from_bytes(buf);
+}
+
+enum { NEED_D = 1, NEED_RD = 2, NEED_WT = 4 }; /* besides o, rdx, tmin, tmax */
+
+/* rp_ref_wt_setup in every lane: kz by |dy| > |dx| then |dz| > that, the
+ * components picked by selects, the shear divided (once per packet). */
+RP_INLINE void wt_setup_v(vray *v) {
+    vf ax = vf_xorsign(v->dx, v->dx), ay = vf_xorsign(v->dy, v->dy);
+    vf az = vf_xorsign(v->dz, v->dz);
+    vm z1 = vf_gt(ay, ax);
+    vm z2 = vf_gt(az, vf_select(z1, ay, ax));
+/* the value for kz = 0, 1, 2; kz = 0: (kx, ky) = (1, 2); 1: (2, 0); 2: (0, 1) */
+#define RP_WT_PICK(if0, if1, if2) vf_select(z2, if2, vf_select(z1, if1, if0))
+    vf dkx = RP_WT_PICK(v->dy, v->dz, v->dx);
+    vf dky = RP_WT_PICK(v->dz, v->dx, v->dy);
+    vf dkz = RP_WT_PICK(v->dx, v->dy, v->dz);
+    v->wox = RP_WT_PICK(v->oy, v->oz, v->ox);
+    v->woy = RP_WT_PICK(v->oz, v->ox, v->oy);
+    v->woz = RP_WT_PICK(v->ox, v->oy, v->oz);
+    v->wsz = RP_WT_PICK(v->rdx, v->rdy, v->rdz);
+#undef RP_WT_PICK
+    v->wsx = vf_div(dkx, dkz);
+    v->wsy = vf_div(dky, dkz);
+    v->wdkx = dkx;
+    v->wdky = dky;
+    v->wdkz = dkz;
+    vi i0 = vi_set1(0), i1 = vi_set1(1), i2 = vi_set1(2);
+    v->wpx = vp_make(vi_select(z2, i0, vi_select(z1, i2, i1)));
+    v->wpy = vp_make(vi_select(z2, i1, vi_select(z1, i0, i2)));
+    v->wpz = vp_make(vi_select(z2, i2, vi_select(z1, i1, i0)));
+    v->wkx = v->wky = v->wkz = -1;
+    v->wz1 = z1;
+    v->wz2 = z2;
+}
+
+/* When every lane of live has the same kz (camera rays mostly do), the
+ * packet's axes become ints (wkx, wky, wkz), and wt_pick reads each
+ * vertex component as a broadcast instead of a per-lane pick.  The other
+ * lanes take no part, so the frame they are computed in does not matter. */
+RP_INLINE void wt_uniform(vray *v, vm live) {
+    unsigned l = m_bits(live), b2 = m_bits(v->wz2), b1 = m_bits(v->wz1) & ~b2;
+    int kz = (b2 & l) == l ? 2 : (b1 & l) == l ? 1 : ((b1 | b2) & l) == 0 ? 0 : -1;
+    if (kz < 0 || !l)
+        return;
+    v->wkz = kz;
+    v->wkx = kz == 2 ? 0 : kz + 1;
+    v->wky = v->wkx == 2 ? 0 : v->wkx + 1;
+}
+
+RP_INLINE void ld_rays(const rp_rays *r, size_t i, size_t m, unsigned need, vray *v) {
+    vf zero = vf_set1(0.0f);
+    v->ox = ld_f(r->ox, i, m);
+    v->oy = ld_f(r->oy, i, m);
+    v->oz = ld_f(r->oz, i, m);
+    v->rdx = ld_f(r->rdx, i, m);
+    v->tmin = ld_f(r->tmin, i, m);
+    v->tmax = ld_f(r->tmax, i, m);
+    v->dx = v->dy = v->dz = v->rdy = v->rdz = zero;
+    if (need & NEED_D) {
+        v->dx = ld_f(r->dx, i, m);
+        v->dy = ld_f(r->dy, i, m);
+        v->dz = ld_f(r->dz, i, m);
+    }
+    if (need & NEED_RD) {
+        v->rdy = ld_f(r->rdy, i, m);
+        v->rdz = ld_f(r->rdz, i, m);
+    }
+    v->negx = vf_lt(v->rdx, zero);
+    v->negy = vf_lt(v->rdy, zero);
+    v->negz = vf_lt(v->rdz, zero);
+    if (need & NEED_WT)
+        wt_setup_v(v);
+}
+
+/* Ray i in every lane (with the watertight frame if need has NEED_WT). */
+RP_INLINE void bc_ray(const rp_rays *r, size_t i, unsigned need, vray *v) {
+    vf zero = vf_set1(0.0f);
+    v->ox = vf_set1(r->ox[i]);
+    v->oy = vf_set1(r->oy[i]);
+    v->oz = vf_set1(r->oz[i]);
+    v->dx = vf_set1(r->dx[i]);
+    v->dy = vf_set1(r->dy[i]);
+    v->dz = vf_set1(r->dz[i]);
+    v->rdx = vf_set1(r->rdx[i]);
+    v->rdy = vf_set1(r->rdy[i]);
+    v->rdz = vf_set1(r->rdz[i]);
+    v->tmin = vf_set1(r->tmin[i]);
+    v->tmax = vf_set1(r->tmax[i]);
+    v->negx = vf_lt(v->rdx, zero);
+    v->negy = vf_lt(v->rdy, zero);
+    v->negz = vf_lt(v->rdz, zero);
+    if (!(need & NEED_WT))
+        return;
+    /* the watertight frame: the reference's own setup, broadcast */
+    rp_ray1 s = {r->ox[i], r->oy[i], r->oz[i], r->dx[i], r->dy[i], r->dz[i],
+                 r->rdx[i], r->rdy[i], r->rdz[i], r->tmin[i], r->tmax[i]};
+    rp_wt_ray w = rp_ref_wt_setup(&s);
+    const float o[3] = {s.ox, s.oy, s.oz};
+    v->wox = vf_set1(o[w.kx]);
+    v->woy = vf_set1(o[w.ky]);
+    v->woz = vf_set1(o[w.kz]);
+    v->wsx = vf_set1(w.sx);
+    v->wsy = vf_set1(w.sy);
+    v->wsz = vf_set1(w.sz);
+    const float d[3] = {s.dx, s.dy, s.dz};
+    v->wdkx = vf_set1(d[w.kx]);
+    v->wdky = vf_set1(d[w.ky]);
+    v->wdkz = vf_set1(w.dkz);
+    v->wkx = w.kx;
+    v->wky = w.ky;
+    v->wkz = w.kz;
+}
+
+/* One primitive in every lane. */
+RP_INLINE void bc_prim(const float *p, int nf, vprim *v) {
+    for (int k = 0; k < nf; k++)
+        v->f[k] = vf_bcast(p + k);
+}
+
+/* Primitives p[0 .. m-1] (m <= W) in lanes 0 .. m-1; returns those lanes. */
+RP_INLINE vm ld_prims(const float *p, int nf, size_t m, vprim *v) {
+    if (m == V_W) {
+        vf_ld_aos(p, nf, v->f);
+        return m_lanes(V_W);
+    }
+    float buf[V_W * K_MAX_FLOATS] = {0};
+    memcpy(buf, p, m * (size_t)nf * sizeof(float));
+    vf_ld_aos(buf, nf, v->f);
+    return m_lanes(m);
+}

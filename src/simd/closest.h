@@ -1,0 +1,334 @@
+/*
+ * closest.h - part 3 of the SIMD template (src/simd/kernels.h): the closest
+ * hit.  put_hits writes a packet's new hits; closest_packet (W rays, one
+ * broadcast primitive per step; n >= W) and closest_across (one ray against
+ * W primitives per step; n < W) are the reference's loop lane by lane, and
+ * closest chooses between them.  Then the table's entry points:
+ * intersect_aabb (one box against every ray: hit, tnear, tfar),
+ * closest_aabb, closest_triangle (instantiated per flags value),
+ * closest_sphere and closest_plane.  Relies on block.h and prim.h.
+ */
+
+/* ------------------------------------------------------------------ */
+/* Closest hit                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Writes the new hits of a packet: every lane of upd has one.  A full block
+ * whose lanes are all active is stored as whole vectors (the lanes without a
+ * new hit rewrite the values just loaded, bit for bit); otherwise lane by
+ * lane, only where the reference writes. */
+RP_INLINE void put_hits(rp_rays *rays, rp_hits *hits, size_t i, size_t m, vm act, vm upd,
+                        vf best, vi prim, vf u, vf v) {
+    unsigned bits = m_bits(upd);
+    if (m == V_W && m_bits(act) == V_ALL) {
+        vf_storeu(rays->tmax + i, best);
+        vf_storeu(hits->t + i, vf_select(upd, best, vf_loadu(hits->t + i)));
+        vf_storeu(hits->u + i, vf_select(upd, u, vf_loadu(hits->u + i)));
+        vf_storeu(hits->v + i, vf_select(upd, v, vf_loadu(hits->v + i)));
+        vi_storeu(hits->prim + i, prim);
+        return;
+    }
+    float tb[V_W], ub[V_W], vb[V_W];
+    uint32_t pb[V_W];
+    vf_storeu(tb, best);
+    vf_storeu(ub, u);
+    vf_storeu(vb, v);
+    vi_storeu(pb, prim);
+    for (size_t k = 0; k < m; k++) {
+        if (!((bits >> k) & 1u))
+            continue;
+        rays->tmax[i + k] = tb[k];
+        hits->t[i + k] = tb[k];
+        hits->u[i + k] = ub[k];
+        hits->v[i + k] = vb[k];
+        hits->prim[i + k] = pb[k];
+    }
+}
+
+/* Rays i .. i+m-1 against every primitive, one broadcast primitive per
+ * step; the running best of each lane stays in registers.  Per lane this is
+ * the reference's loop: same tests, same order, same acceptance.  Lanes
+ * that do not take part (inactive, invalid ray, padding) start with a NaN
+ * best, which no test accepts (t <= NaN is false, and the slab's
+ * tf = min(t1, NaN) stays NaN), so no per-test lane mask is needed. */
+RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
+                              const float *prims, size_t count, uint32_t base,
+                              unsigned flags, rp_hits *hits, size_t i, size_t m) {
+    const int nf = K_FLOATS(kind);
+    vray r;
+    ld_rays(rays, i, m,
+            kind == K_BOX ? NEED_RD : kind == K_WT ? NEED_D | NEED_RD | NEED_WT : NEED_D, &r);
+    vm act = ld_active(active, i, m);
+    vm live = m_and(act, vf_eq(r.rdx, r.rdx)); /* an invalid ray hits nothing */
+    if (!m_any(live))
+        return;
+    if (kind == K_WT)
+        wt_uniform(&r, live);
+    vi prim = ld_prim_index(hits->prim, i, m);
+    vm nothas = vi_eq(prim, vi_set1(RP_NO_HIT));
+    vf best = vf_select(live, r.tmax, vf_set1(NAN));
+    vm upd = m_lanes(0);
+    vf zero = vf_set1(0.0f);
+    vf buu = zero, bvv = zero, bdet = vf_set1(1.0f);
+    /* the last triangle, padded: vf_pick reads one float past a triangle */
+    float last[12] = {0};
+    if (kind == K_WT)
+        memcpy(last, prims + (count - 1) * 9, 9 * sizeof(float));
+
+    for (size_t j = 0; j < count; j++) {
+        const float *p = prims + j * (size_t)nf;
+        vprim pv;
+        veval e;
+        vm c;
+        if (kind == K_BOX) {
+            vf tn = r.tmin, tf = best;
+            c = slab_bc(&r, p, &tn, &tf);
+            e.t = tn;
+        } else if (kind == K_WT) {
+            wt_pick(&r, j + 1 < count ? p : last, pv.f);
+            c = m_and(wt_cand(&r, &pv, &e, 0), live); /* a NaN lane is undecided there */
+        } else {
+            bc_prim(p, nf, &pv);
+            c = test_cand(kind, &r, &pv, best, flags, 0, &e);
+        }
+        vm acc;
+        if (kind == K_BOX) {
+            /* most steps miss in every lane: test that first, with the
+             * fewest vector operations (the slab and one compare); the
+             * broadcast box's validity (uniform across the lanes) and the
+             * acceptance are then computed on the rare steps that hit.
+             * (Vector compares of the broadcasts, not scalar ones: the
+             * compiler would hoist scalar compares into the hot path and
+             * broadcast the fields from registers rather than memory.) */
+            if (!m_any(c))
+                continue;
+            bc_prim(p, nf, &pv);
+            c = m_and(c, box_valid_v(&pv));
+            /* tmin <= tn <= best already holds for a slab hit */
+            acc = m_and(c, m_or(vf_lt(e.t, best), nothas));
+        } else {
+            if (!m_any(c))
+                continue;
+            if (K_IS_TRI(kind))
+                c = tri_late(kind, flags, &r, j + 1 < count ? p : last, NULL, c, best, &e);
+            test_t(kind, &r, c, &e);
+            /* rp_ref_accept */
+            acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, best));
+            acc = m_and(acc, m_or(vf_lt(e.t, best), nothas));
+        }
+        /* acceptances are rare after the first few primitives */
+        if (!m_any(acc))
+            continue;
+        best = vf_select(acc, e.t, best);
+        nothas = m_andnot(nothas, acc);
+        upd = m_or(upd, acc);
+        prim = vi_select(acc, vi_set1(base + (uint32_t)j), prim);
+        if (K_IS_TRI(kind)) { /* watertight: U in bdet (det is rp_ref_wt_det) */
+            buu = vf_select(acc, e.uu, buu);
+            bvv = vf_select(acc, e.vv, bvv);
+            bdet = vf_select(acc, kind == K_WT ? e.wu : e.det, bdet);
+        }
+    }
+    if (!m_any(upd))
+        return;
+    vf u = zero, v = zero;
+    if (kind == K_TRI) { /* rp_ref_tri_uv, for the kept hits only */
+        u = vf_div(buu, bdet);
+        v = vf_div(bvv, bdet);
+    } else if (kind == K_WT) { /* rp_ref_wt_uv */
+        float wu[V_W], wv[V_W], ww[V_W];
+        vf_storeu(wu, bdet);
+        vf_storeu(wv, buu);
+        vf_storeu(ww, bvv);
+        wt_bary_lanes(m_bits(upd), wu, wv, ww);
+        u = vf_loadu(wv);
+        v = vf_loadu(ww);
+    }
+    put_hits(rays, hits, i, m, act, upd, vf_select(upd, best, r.tmax), prim, u, v);
+}
+
+/* Active ray i against W primitives per step.  The lanes are tested against
+ * the best t at the start of the step; those that pass are resolved in index
+ * order with the reference's scalar acceptance, which is exact because the
+ * best only decreases (a slab hit clipped by the older, larger best still
+ * needs tn <= best, which the scalar check adds). */
+RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_t count,
+                              uint32_t base, unsigned flags, rp_hits *hits, size_t i) {
+    const int nf = K_FLOATS(kind);
+    float rdx = rays->rdx[i];
+    if (!(rdx == rdx)) /* an invalid ray hits nothing */
+        return;
+    vray r;
+    bc_ray(rays, i, kind == K_WT ? NEED_WT : 0, &r);
+    float best = rays->tmax[i];
+    int has = hits->prim[i] != RP_NO_HIT;
+    size_t best_j = SIZE_MAX;
+    float buu = 0.0f, bvv = 0.0f, bdet = 1.0f;
+
+    /* boxes: one ray in every lane, so each axis' near and far planes are
+     * chosen once per step by the ray's sign (the reference's rd < 0), by
+     * swapping whole vectors instead of 6 per-lane selects */
+    const int negx = rays->rdx[i] < 0.0f;
+    const int negy = rays->rdy[i] < 0.0f;
+    const int negz = rays->rdz[i] < 0.0f;
+
+    for (size_t j = 0; j < count; j += V_W) {
+        vprim pv, nv;
+        veval e;
+        vm lanes = ld_prims(prims + j * (size_t)nf, nf, min_w(count - j), &pv);
+        vf vbest = vf_set1(best);
+        const vprim *tp = &pv;
+        if (kind == K_WT) {
+            wt_permute(&r, &pv, &nv);
+            tp = &nv;
+        } else if (kind == K_BOX) {
+            nv.f[0] = negx ? pv.f[3] : pv.f[0];
+            nv.f[3] = negx ? pv.f[0] : pv.f[3];
+            nv.f[1] = negy ? pv.f[4] : pv.f[1];
+            nv.f[4] = negy ? pv.f[1] : pv.f[4];
+            nv.f[2] = negz ? pv.f[5] : pv.f[2];
+            nv.f[5] = negz ? pv.f[2] : pv.f[5];
+            tp = &nv;
+        }
+        vm c = m_and(test_cand(kind, &r, tp, vbest, flags, 1, &e), lanes);
+        if (!m_any(c))
+            continue;
+        if (kind == K_BOX) /* the boxes' validity, on the steps that hit */
+            c = m_and(c, box_valid_v(&pv));
+        if (K_IS_TRI(kind))
+            c = tri_late(kind, flags, &r, NULL, tp, c, vbest, &e);
+        test_t(kind, &r, c, &e);
+        vm acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, vbest));
+        unsigned bits = m_bits(acc);
+        if (!bits)
+            continue;
+        float tb[V_W], ub[V_W], vb[V_W], db[V_W];
+        vf_storeu(tb, e.t);
+        if (K_IS_TRI(kind)) { /* watertight: U in db */
+            vf_storeu(ub, e.uu);
+            vf_storeu(vb, e.vv);
+            vf_storeu(db, kind == K_WT ? e.wu : e.det);
+        }
+        for (size_t k = 0; k < V_W; k++) {
+            if (!((bits >> k) & 1u))
+                continue;
+            float t = tb[k];
+            if ((t <= best) & ((t < best) | !has)) {
+                best = t;
+                has = 1;
+                best_j = j + k;
+                if (K_IS_TRI(kind)) {
+                    buu = ub[k];
+                    bvv = vb[k];
+                    bdet = db[k];
+                }
+            }
+        }
+    }
+    if (best_j == SIZE_MAX)
+        return;
+    rays->tmax[i] = best;
+    hits->t[i] = best;
+    float u = 0.0f, v = 0.0f;
+    if (kind == K_TRI) {
+        u = buu / bdet;
+        v = bvv / bdet;
+    } else if (kind == K_WT) { /* rp_ref_wt_uv, U in bdet */
+        double det = rp_ref_wt_det(bdet, buu, bvv);
+        u = rp_ref_wt_bary(buu, det);
+        v = rp_ref_wt_bary(bvv, det);
+    }
+    hits->u[i] = u;
+    hits->v[i] = v;
+    hits->prim[i] = base + (uint32_t)best_j;
+}
+
+RP_INLINE void closest(int kind, rp_rays *rays, const uint8_t *active, const void *prims,
+                       size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
+    const float *pf = (const float *)prims;
+    size_t n = rays->n;
+    if (n < V_W) {
+        for (size_t i = 0; i < n; i++)
+            if (!active || active[i])
+                closest_across(kind, rays, pf, count, base, flags, hits, i);
+        return;
+    }
+    for (size_t i = 0; i < n; i += V_W)
+        closest_packet(kind, rays, active, pf, count, base, flags, hits, i, min_w(n - i));
+}
+
+/* ------------------------------------------------------------------ */
+/* The kernels                                                           */
+/* ------------------------------------------------------------------ */
+
+static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_aabb *box,
+                           uint8_t *hit, float *tnear, float *tfar) {
+    const float *bp = (const float *)box;
+    vprim b;
+    bc_prim(bp, 6, &b);
+    vm box_ok = m_lanes(box_valid_1(bp) ? V_W : 0);
+    for (size_t i = 0; i < rays->n; i += V_W) {
+        size_t m = min_w(rays->n - i);
+        vray r;
+        ld_rays(rays, i, m, NEED_RD, &r);
+        vm act = ld_active(active, i, m);
+        unsigned abits = m_bits(act);
+        if (!abits)
+            continue;
+        vf tn = r.tmin, tf = r.tmax;
+        vm h = slab(&r, &b, 0, &tn, &tf);
+        h = m_and(m_and(h, vf_eq(r.rdx, r.rdx)), box_ok);
+        if (m == V_W && abits == V_ALL) {
+            m_store01(hit + i, h);
+            if (tnear)
+                vf_storeu(tnear + i, tn);
+            if (tfar)
+                vf_storeu(tfar + i, tf);
+            continue;
+        }
+        uint8_t hb[V_W];
+        float nb[V_W], fb[V_W];
+        m_store01(hb, h);
+        vf_storeu(nb, tn);
+        vf_storeu(fb, tf);
+        for (size_t k = 0; k < m; k++) {
+            if (!((abits >> k) & 1u))
+                continue;
+            hit[i + k] = hb[k];
+            if (tnear)
+                tnear[i + k] = nb[k];
+            if (tfar)
+                tfar[i + k] = fb[k];
+        }
+    }
+}
+
+static void closest_aabb(rp_rays *rays, const uint8_t *active, const rp_aabb *boxes,
+                         size_t count, uint32_t base, rp_hits *hits) {
+    closest(K_BOX, rays, active, boxes, count, base, 0, hits);
+}
+
+/* The triangle kernels are instantiated per flags value (a constant after
+ * inlining), so the choice of test and culling costs nothing per step. */
+static void closest_triangle(rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
+                             size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
+    const int kind = (flags & RP_WATERTIGHT) ? K_WT : K_TRI;
+    if (kind == K_WT && (flags & RP_CULL_BACKFACE))
+        closest(K_WT, rays, active, tris, count, base, RP_CULL_BACKFACE, hits);
+    else if (kind == K_WT)
+        closest(K_WT, rays, active, tris, count, base, 0, hits);
+    else if (flags & RP_CULL_BACKFACE)
+        closest(K_TRI, rays, active, tris, count, base, RP_CULL_BACKFACE, hits);
+    else
+        closest(K_TRI, rays, active, tris, count, base, 0, hits);
+}
+
+static void closest_sphere(rp_rays *rays, const uint8_t *active, const rp_sphere *spheres,
+                           size_t count, uint32_t base, rp_hits *hits) {
+    closest(K_SPH, rays, active, spheres, count, base, 0, hits);
+}
+
+static void closest_plane(rp_rays *rays, const uint8_t *active, const rp_plane *planes,
+                          size_t count, uint32_t base, rp_hits *hits) {
+    closest(K_PLN, rays, active, planes, count, base, 0, hits);
+}

@@ -1,0 +1,107 @@
+/*
+ * occluded.h - part 4 of the SIMD template (src/simd/kernels.h): the any-hit
+ * query of triangles.  occluded_packet and occluded_across are the two
+ * shapes of closest.h (packets for n >= W, one ray against W triangles for
+ * n < W) stopping at a lane's first hit; occluded chooses between them, and
+ * occluded_triangle is the table's entry point (instantiated per flags
+ * value).  Relies on block.h and prim.h.
+ */
+
+/* Any hit: lanes leave the packet as soon as they are occluded, and the
+ * packet stops when none is left.  Writes only 1s. */
+RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *active,
+                               const float *tris, size_t count, unsigned flags, uint8_t *occluded,
+                               size_t i, size_t m) {
+    vray r;
+    ld_rays(rays, i, m, kind == K_WT ? NEED_D | NEED_RD | NEED_WT : NEED_D, &r);
+    vm todo = m_and(ld_active(active, i, m), vf_eq(r.rdx, r.rdx));
+    vm occ = m_lanes(0);
+    if (kind == K_WT)
+        wt_uniform(&r, todo);
+    float last[12] = {0}; /* as in closest_packet */
+    if (kind == K_WT)
+        memcpy(last, tris + (count - 1) * 9, 9 * sizeof(float));
+    for (size_t j = 0; j < count && m_any(todo); j++) {
+        vprim pv;
+        veval e;
+        vm c;
+        if (kind == K_WT) {
+            wt_pick(&r, j + 1 < count ? tris + j * 9 : last, pv.f);
+            c = wt_cand(&r, &pv, &e, 0);
+        } else {
+            bc_prim(tris + j * 9, 9, &pv);
+            c = tri_cand(&r, &pv, flags, &e);
+        }
+        c = m_and(c, todo);
+        if (!m_any(c))
+            continue;
+        c = tri_late(kind, flags, &r, j + 1 < count ? tris + j * 9 : last, NULL, c, r.tmax, &e);
+        test_t(kind, &r, c, &e);
+        vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
+        occ = m_or(occ, h);
+        todo = m_andnot(todo, h);
+    }
+    unsigned bits = m_bits(occ);
+    for (size_t k = 0; k < m; k++)
+        if ((bits >> k) & 1u)
+            occluded[i + k] = 1;
+}
+
+RP_INLINE void occluded_across(int kind, const rp_rays *rays, const float *tris, size_t count,
+                               unsigned flags, uint8_t *occluded, size_t i) {
+    float rdx = rays->rdx[i];
+    if (!(rdx == rdx))
+        return;
+    vray r;
+    bc_ray(rays, i, kind == K_WT ? NEED_WT : 0, &r);
+    for (size_t j = 0; j < count; j += V_W) {
+        vprim pv, nv;
+        veval e;
+        vm lanes = ld_prims(tris + j * 9, 9, min_w(count - j), &pv);
+        vm c;
+        if (kind == K_WT) {
+            wt_permute(&r, &pv, &nv);
+            c = wt_cand(&r, &nv, &e, 0);
+        } else {
+            c = tri_cand(&r, &pv, flags, &e);
+        }
+        c = m_and(c, lanes);
+        if (!m_any(c))
+            continue;
+        c = tri_late(kind, flags, &r, NULL, &nv, c, r.tmax, &e);
+        test_t(kind, &r, c, &e);
+        vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
+        if (m_any(h)) {
+            occluded[i] = 1;
+            return;
+        }
+    }
+}
+
+RP_INLINE void occluded(int kind, const rp_rays *rays, const uint8_t *active,
+                        const rp_triangle *tris, size_t count, unsigned flags,
+                        uint8_t *occluded) {
+    const float *tf = (const float *)tris;
+    size_t n = rays->n;
+    if (n < V_W) {
+        for (size_t i = 0; i < n; i++)
+            if (!active || active[i])
+                occluded_across(kind, rays, tf, count, flags, occluded, i);
+        return;
+    }
+    for (size_t i = 0; i < n; i += V_W)
+        occluded_packet(kind, rays, active, tf, count, flags, occluded, i, min_w(n - i));
+}
+
+static void occluded_triangle(const rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
+                              size_t count, unsigned flags, uint8_t *occluded_out) {
+    const int kind = (flags & RP_WATERTIGHT) ? K_WT : K_TRI;
+    if (kind == K_WT && (flags & RP_CULL_BACKFACE))
+        occluded(K_WT, rays, active, tris, count, RP_CULL_BACKFACE, occluded_out);
+    else if (kind == K_WT)
+        occluded(K_WT, rays, active, tris, count, 0, occluded_out);
+    else if (flags & RP_CULL_BACKFACE)
+        occluded(K_TRI, rays, active, tris, count, RP_CULL_BACKFACE, occluded_out);
+    else
+        occluded(K_TRI, rays, active, tris, count, 0, occluded_out);
+}

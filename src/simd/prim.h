@@ -1,0 +1,482 @@
+/*
+ * prim.h - part 2 of the SIMD template (src/simd/kernels.h): the
+ * per-primitive steps, each lane performing the operations of
+ * src/scalar/ref.h in the same order: the box slab (box_valid_1/_v,
+ * slab_axis, slab_bc, slab), Moller-Trumbore (tri_cand, tri_t), spheres
+ * (sphere_cand), planes (plane_cand), the watertight test (wt_pick,
+ * wt_permute, wt_cand, wt_finish, with the rare lane-by-lane cases handed to
+ * rp_ref_wt_exact and its kin), and the kind-generic steps the loops call:
+ * test_cand (the division-free candidate decision), tri_late (the rest of a
+ * triangle's decision) and test_t (the divisions).  Relies on block.h
+ * (vray, vprim, veval, K_*) and on src/scalar/ref.h.
+ */
+
+/* ------------------------------------------------------------------ */
+/* The per-lane tests, operation for operation as in ref.h               */
+/* ------------------------------------------------------------------ */
+
+/* rp_ref_box_valid of one box */
+static inline int box_valid_1(const float *p) {
+    int vx = p[0] <= p[3];
+    int vy = p[1] <= p[4];
+    int vz = p[2] <= p[5];
+    return vx & vy & vz;
+}
+
+static inline vm box_valid_v(const vprim *b) {
+    vm vx = vf_le(b->f[0], b->f[3]);
+    vm vy = vf_le(b->f[1], b->f[4]);
+    vm vz = vf_le(b->f[2], b->f[5]);
+    return m_and(m_and(vx, vy), vz);
+}
+
+/* One axis of rp_ref_slab, its planes already chosen: bn near, bf far. */
+RP_INLINE void slab_axis_nf(vf o, vf rd, vf bn, vf bf, vf *tn, vf *tf) {
+    vf t0 = vf_sub(bn, o);
+    t0 = vf_mul(t0, rd);
+    vf t1 = vf_sub(bf, o);
+    t1 = vf_mul(t1, rd);
+    *tn = vf_max(t0, *tn);
+    *tf = vf_min(t1, *tf);
+}
+
+/* One axis of rp_ref_slab. */
+RP_INLINE void slab_axis(vf o, vf rd, vm neg, vf lo, vf hi, vf *tn, vf *tf) {
+    vf bn = lo, bf = hi;
+    vf_cswap(neg, &bn, &bf);
+    slab_axis_nf(o, rd, bn, bf, tn, tf);
+}
+
+/* rp_ref_slab of one box (at p: lo x y z, hi x y z) broadcast to every lane,
+ * without the ray and box validity: clips [*tn, *tf].  vf_planes picks each
+ * lane's near and far plane of an axis straight from the box in memory. */
+RP_INLINE vm slab_bc(const vray *r, const float *p, vf *tn, vf *tf) {
+    vf bn, bf;
+    vf_planes(p, r->negx, &bn, &bf);
+    slab_axis_nf(r->ox, r->rdx, bn, bf, tn, tf);
+    vf_planes(p + 1, r->negy, &bn, &bf);
+    slab_axis_nf(r->oy, r->rdy, bn, bf, tn, tf);
+    vf_planes(p + 2, r->negz, &bn, &bf);
+    slab_axis_nf(r->oz, r->rdz, bn, bf, tn, tf);
+    return vf_le(*tn, *tf);
+}
+
+/* rp_ref_slab without the ray and box validity: clips [*tn, *tf].
+ * sorted: b's fields are already the near planes (f[0..2]) and the far
+ * planes (f[3..5]) of the ray (one ray in every lane: chosen once, in
+ * scalar); otherwise each lane chooses by its rd < 0 mask. */
+RP_INLINE vm slab(const vray *r, const vprim *b, int sorted, vf *tn, vf *tf) {
+    if (sorted) {
+        slab_axis_nf(r->ox, r->rdx, b->f[0], b->f[3], tn, tf);
+        slab_axis_nf(r->oy, r->rdy, b->f[1], b->f[4], tn, tf);
+        slab_axis_nf(r->oz, r->rdz, b->f[2], b->f[5], tn, tf);
+    } else {
+        slab_axis(r->ox, r->rdx, r->negx, b->f[0], b->f[3], tn, tf);
+        slab_axis(r->oy, r->rdy, r->negy, b->f[1], b->f[4], tn, tf);
+        slab_axis(r->oz, r->rdz, r->negz, b->f[2], b->f[5], tn, tf);
+    }
+    return vf_le(*tn, *tf);
+}
+
+/* rp_ref_tri_eval without the ray's validity (and, without culling, the
+ * det != 0 of tri_late). */
+RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
+    const vf *f = p->f;
+    vf e1x = vf_sub(f[3], f[0]);
+    vf e1y = vf_sub(f[4], f[1]);
+    vf e1z = vf_sub(f[5], f[2]);
+    vf e2x = vf_sub(f[6], f[0]);
+    vf e2y = vf_sub(f[7], f[1]);
+    vf e2z = vf_sub(f[8], f[2]);
+    vf a, b;
+
+    a = vf_mul(r->dy, e2z); b = vf_mul(r->dz, e2y); vf px = vf_sub(a, b);
+    a = vf_mul(r->dz, e2x); b = vf_mul(r->dx, e2z); vf py = vf_sub(a, b);
+    a = vf_mul(r->dx, e2y); b = vf_mul(r->dy, e2x); vf pz = vf_sub(a, b);
+    a = vf_mul(e1x, px); b = vf_mul(e1y, py); vf det = vf_add(a, b);
+    a = vf_mul(e1z, pz); det = vf_add(det, a);
+    vf sx = vf_sub(r->ox, f[0]);
+    vf sy = vf_sub(r->oy, f[1]);
+    vf sz = vf_sub(r->oz, f[2]);
+    a = vf_mul(sx, px); b = vf_mul(sy, py); vf uu = vf_add(a, b);
+    a = vf_mul(sz, pz); uu = vf_add(uu, a);
+    a = vf_mul(sy, e1z); b = vf_mul(sz, e1y); vf qx = vf_sub(a, b);
+    a = vf_mul(sz, e1x); b = vf_mul(sx, e1z); vf qy = vf_sub(a, b);
+    a = vf_mul(sx, e1y); b = vf_mul(sy, e1x); vf qz = vf_sub(a, b);
+    a = vf_mul(r->dx, qx); b = vf_mul(r->dy, qy); vf vv = vf_add(a, b);
+    a = vf_mul(r->dz, qz); vv = vf_add(vv, a);
+    /* tt = dot(e2, q) is needed only for t: tri_t, on candidate steps */
+
+    vf zero = vf_set1(0.0f);
+    vf us = vf_xorsign(uu, det);
+    vf vs = vf_xorsign(vv, det);
+    vf adet = vf_xorsign(det, det);
+    vf uvs = vf_add(us, vs);
+    vm inside = m_and(m_and(vf_ge(us, zero), vf_ge(vs, zero)), vf_le(uvs, adet));
+    /* without culling, det != 0 is checked by tri_late, on candidate steps
+     * only: a det of 0 passes the inside test only with uu = vv = 0 */
+    vm usable = (flags & RP_CULL_BACKFACE) ? vf_gt(det, zero) : m_lanes(V_W);
+    e->det = det;
+    e->uu = uu;
+    e->vv = vv;
+    e->qx = qx;
+    e->qy = qy;
+    e->qz = qz;
+    e->e2x = e2x;
+    e->e2y = e2y;
+    e->e2z = e2z;
+    return m_and(inside, usable);
+}
+
+/* t = tt / det of rp_ref_tri_eval / rp_ref_tri_t, with tt = dot(e2, q). */
+RP_INLINE vf tri_t(const veval *e) {
+    vf a = vf_mul(e->e2x, e->qx);
+    vf b = vf_mul(e->e2y, e->qy);
+    vf tt = vf_add(a, b);
+    a = vf_mul(e->e2z, e->qz);
+    tt = vf_add(tt, a);
+    return vf_div(tt, e->det);
+}
+
+/* rp_ref_sphere up to the candidate decision. */
+RP_INLINE vm sphere_cand(const vray *r, const vprim *p, veval *e) {
+    const vf *f = p->f;
+    vf ocx = vf_sub(r->ox, f[0]);
+    vf ocy = vf_sub(r->oy, f[1]);
+    vf ocz = vf_sub(r->oz, f[2]);
+    vf x, y;
+    x = vf_mul(r->dx, r->dx); y = vf_mul(r->dy, r->dy); vf a = vf_add(x, y);
+    x = vf_mul(r->dz, r->dz); a = vf_add(a, x);
+    x = vf_mul(r->dx, ocx); y = vf_mul(r->dy, ocy); vf b = vf_add(x, y);
+    x = vf_mul(r->dz, ocz); b = vf_add(b, x);
+    x = vf_mul(ocx, ocx); y = vf_mul(ocy, ocy); vf c = vf_add(x, y);
+    x = vf_mul(ocz, ocz); c = vf_add(c, x);
+    vf rr = vf_mul(f[3], f[3]);
+    c = vf_sub(c, rr);
+    vf bb = vf_mul(b, b);
+    vf ac = vf_mul(a, c);
+    vf disc = vf_sub(bb, ac);
+    vf zero = vf_set1(0.0f);
+    e->a = a;
+    e->b = b;
+    e->disc = disc;
+    return m_and(vf_ge(disc, zero), vf_ge(f[3], zero));
+}
+
+/* rp_ref_plane up to the candidate decision. */
+RP_INLINE vm plane_cand(const vray *r, const vprim *p, veval *e) {
+    const vf *f = p->f;
+    vf x, y;
+    x = vf_mul(f[0], r->dx); y = vf_mul(f[1], r->dy); vf denom = vf_add(x, y);
+    x = vf_mul(f[2], r->dz); denom = vf_add(denom, x);
+    x = vf_mul(f[0], r->ox); y = vf_mul(f[1], r->oy); vf no = vf_add(x, y);
+    x = vf_mul(f[2], r->oz); no = vf_add(no, x);
+    e->num = vf_sub(f[3], no);
+    e->denom = denom;
+    return vf_neq(denom, vf_set1(0.0f));
+}
+
+/* The lanes of bits: rp_ref_wt_exact, lane by lane (rare: an edge function
+ * 0 or NaN in float); in[k] = its inside decision.  xy: the sheared ax, ay,
+ * bx, by, cx, cy. */
+static RP_NOINLINE void wt_exact_lanes(unsigned bits, float xy[6][V_W], float *u, float *v,
+                                       float *w, uint8_t *in) {
+    for (int k = 0; k < V_W; k++)
+        in[k] = ((bits >> k) & 1u) &&
+                rp_ref_wt_exact(xy[0][k], xy[1][k], xy[2][k], xy[3][k], xy[4][k], xy[5][k],
+                                &u[k], &v[k], &w[k]);
+}
+
+/* The lanes where an edge function is 0 or NaN (rp_ref_wt_undecided). */
+RP_INLINE vm wt_undecided(const veval *e) {
+    vf zero = vf_set1(0.0f);
+    vm du = m_or(vf_lt(e->wu, zero), vf_gt(e->wu, zero));
+    vm dv = m_or(vf_lt(e->uu, zero), vf_gt(e->uu, zero));
+    vm dw = m_or(vf_lt(e->vv, zero), vf_gt(e->vv, zero));
+    return m_andnot(m_lanes(V_W), m_and(m_and(du, dv), dw));
+}
+
+/* The vertices of a triangle (9 floats at p) in the ray's frame, lane by
+ * lane: v[3k + 0, 1, 2] = vertex k's kx, ky and kz components.  Packets:
+ * vf_pick of each lane's axis, which reads 4 floats, so p[9] too: the
+ * caller passes a padded copy for the last triangle of the array. */
+RP_INLINE void wt_pick(const vray *r, const float *p, vf *v) {
+    if (r->wkx >= 0) { /* one frame for the packet: broadcasts */
+        for (int k = 0; k < 3; k++) {
+            v[3 * k + 0] = vf_bcast(p + 3 * k + r->wkx);
+            v[3 * k + 1] = vf_bcast(p + 3 * k + r->wky);
+            v[3 * k + 2] = vf_bcast(p + 3 * k + r->wkz);
+        }
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        v[3 * k + 0] = vf_pick(p + 3 * k, r->wpx);
+        v[3 * k + 1] = vf_pick(p + 3 * k, r->wpy);
+        v[3 * k + 2] = vf_pick(p + 3 * k, r->wpz);
+    }
+}
+/* wt_pick of one frame (r->wkx >= 0) from a triangle whose 9 floats lie
+ * stride floats apart (a scene's leaf block). */
+RP_INLINE void wt_pick_strided(const vray *r, const float *p, int stride, vf *v) {
+    for (int k = 0; k < 3; k++) {
+        v[3 * k + 0] = vf_bcast(p + stride * (3 * k + r->wkx));
+        v[3 * k + 1] = vf_bcast(p + stride * (3 * k + r->wky));
+        v[3 * k + 2] = vf_bcast(p + stride * (3 * k + r->wkz));
+    }
+}
+/* One ray in every lane (bc_ray): the axes are ints, so the fields of W
+ * triangles (f, from ld_prims) are just renamed. */
+RP_INLINE void wt_permute(const vray *r, const vprim *f, vprim *out) {
+    for (int k = 0; k < 3; k++) {
+        out->f[3 * k + 0] = f->f[3 * k + r->wkx];
+        out->f[3 * k + 1] = f->f[3 * k + r->wky];
+        out->f[3 * k + 2] = f->f[3 * k + r->wkz];
+    }
+}
+
+/* The inside test of U, V, W on float values (NaN is neither): the
+ * reference's for lanes where no edge function is 0 or NaN. */
+RP_INLINE vm wt_inside(const veval *e) {
+    vf zero = vf_set1(0.0f);
+    vm neg = m_and(m_and(vf_le(e->wu, zero), vf_le(e->uu, zero)), vf_le(e->vv, zero));
+    vm pos = m_and(m_and(vf_ge(e->wu, zero), vf_ge(e->uu, zero)), vf_ge(e->vv, zero));
+    return m_or(neg, pos);
+}
+
+/* rp_ref_wt_eval up to the inside decision, the vertices already in the
+ * ray's frame (wt_pick / wt_permute).  Without exact (the hot path): the
+ * float edge functions only, and the lanes that may be candidates: not
+ * (some edge function < 0 and some > 0).  A nonzero float edge function
+ * that is not NaN has the exact sign even when a product overflows
+ * (rounding is monotonic), so the double recomputation of the reference
+ * can turn such a lane into a candidate only if a zero or a NaN makes it
+ * look undecided here; tri_late then decides exactly, on those rare steps.
+ * With exact: as the reference, returning the lanes inside. */
+RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
+    const vf *f = p->f;
+    vf xy[6], z[3], a;
+    for (int k = 0; k < 3; k++) { /* rp_ref_wt_vertex */
+        vf qx = vf_sub(f[3 * k + 0], r->wox);
+        vf qy = vf_sub(f[3 * k + 1], r->woy);
+        z[k] = vf_sub(f[3 * k + 2], r->woz);
+        a = vf_mul(r->wsx, z[k]);
+        xy[2 * k] = vf_sub(qx, a);
+        a = vf_mul(r->wsy, z[k]);
+        xy[2 * k + 1] = vf_sub(qy, a);
+    }
+    const vf ax = xy[0], ay = xy[1], bx = xy[2], by = xy[3], cx = xy[4], cy = xy[5];
+    vf b;
+    a = vf_mul(cx, by); b = vf_mul(cy, bx); vf u = vf_sub(a, b);
+    a = vf_mul(ax, cy); b = vf_mul(ay, cx); vf v = vf_sub(a, b);
+    a = vf_mul(bx, ay); b = vf_mul(by, ax); vf w = vf_sub(a, b);
+    e->wu = u;
+    e->uu = v; /* u = V / det, v = W / det, as Moller-Trumbore's uu, vv */
+    e->vv = w;
+    e->wz0 = z[0];
+    e->wz1 = z[1];
+    e->wz2 = z[2];
+    vf zero = vf_set1(0.0f);
+    if (!exact) { /* none < 0 or none > 0 (NaN is neither): ANDs of compares,
+                   * which AVX-512 fuses into masked compares */
+        vm pos = m_and(m_and(vf_nlt(u, zero), vf_nlt(v, zero)), vf_nlt(w, zero));
+        vm neg = m_and(m_and(vf_ngt(u, zero), vf_ngt(v, zero)), vf_ngt(w, zero));
+        return m_or(pos, neg);
+    }
+    /* the reference's decision: float signs where all three decide, the
+     * exact one (rp_ref_wt_exact) in the other lanes */
+    vm in = wt_inside(e);
+    vm und = wt_undecided(e);
+    if (m_any(und)) {
+        float xs[6][V_W], us[V_W], vs[V_W], ws[V_W];
+        uint8_t ib[V_W];
+        for (int k = 0; k < 6; k++)
+            vf_storeu(xs[k], xy[k]);
+        vf_storeu(us, u);
+        vf_storeu(vs, v);
+        vf_storeu(ws, w);
+        wt_exact_lanes(m_bits(und), xs, us, vs, ws, ib);
+        e->wu = vf_loadu(us);
+        e->uu = vf_loadu(vs);
+        e->vv = vf_loadu(ws);
+        in = m_or(m_andnot(in, und), m_and(m_from_bytes(ib), und));
+    }
+    return in;
+}
+
+
+/* The division-free part of a test of any kind: the candidate lanes
+ * (before the ray's validity, the box's validity and the lane masks).
+ * best is the running best t: the slab clips against it as the reference
+ * does.  sorted: see slab. */
+RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigned flags,
+                       int sorted, veval *e) {
+    if (kind == K_BOX) {
+        vf tn = r->tmin;
+        vf tf = best;
+        vm h = slab(r, p, sorted, &tn, &tf);
+        e->t = tn;
+        return h;
+    }
+    if (kind == K_TRI)
+        return tri_cand(r, p, flags, e);
+    if (kind == K_WT)
+        return wt_cand(r, p, e, 0);
+    if (kind == K_SPH)
+        return sphere_cand(r, p, e);
+    return plane_cand(r, p, e);
+}
+
+/* The rest of rp_ref_wt_eval and rp_ref_wt_t on the inside lanes c: det
+ * (rp_ref_wt_detf), the last tests (rp_ref_wt_usable) and t, the plane's
+ * intersection clamped to the kz range (rp_ref_wt_tplane), operation for
+ * operation; pv: the vertices in the ray's frame.  Returns the candidates,
+ * sets e->t. */
+/* n of W triangles in the ray's frame, lane by lane (rp_ref_wt_normal);
+ * f: their vertex components in that frame. */
+static RP_NOINLINE void wt_normal_lanes(unsigned bits, float f[9][V_W], float n[3][V_W]) {
+    for (int k = 0; k < V_W; k++) {
+        float v[9], nn[3] = {0.0f, 0.0f, 0.0f};
+        if ((bits >> k) & 1u) {
+            for (int i = 0; i < 9; i++)
+                v[i] = f[i][k];
+            rp_ref_wt_normal(v, nn);
+        }
+        for (int i = 0; i < 3; i++)
+            n[i][k] = nn[i];
+    }
+}
+
+/* p: the triangle (world frame) in every lane (packets; pv, its vertices in
+ * the lanes' frames, may then be NULL), or NULL: then the lanes' triangles
+ * are those of pv (one ray, W triangles). */
+RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vprim *pv, vm c,
+                       vf best, veval *e) {
+    vf zero = vf_set1(0.0f);
+    vf det = vf_add(e->wu, e->uu);
+    det = vf_add(det, e->vv);
+    c = m_and(c, (flags & RP_CULL_BACKFACE) ? vf_gt(vf_xorsign(det, r->wdkz), zero)
+                                            : vf_neq(det, zero));
+    /* t will be clamped to [lo, hi] (rp_ref_wt_tplane, the same operations):
+     * a lane with lo > best or hi < tmin cannot be accepted, so the plane's
+     * t is computed only where some lane can (the lanes dropped here would
+     * be rejected by the acceptance anyway) */
+    vf z0 = vf_mul(r->wsz, e->wz0), z1 = vf_mul(r->wsz, e->wz1), z2 = vf_mul(r->wsz, e->wz2);
+    vf lo = vf_min(z1, z0), hi = vf_max(z1, z0);
+    lo = vf_min(z2, lo);
+    hi = vf_max(z2, hi);
+    c = m_andnot(c, m_or(vf_gt(lo, best), vf_lt(hi, r->tmin)));
+    if (!m_any(c)) {
+        e->t = zero;
+        return c;
+    }
+    vf n[3];
+    if (p) { /* one normal, in each lane's frame */
+        float nw[12] = {0.0f}; /* wt_pick reads three "vertices" */
+        rp_ref_wt_normal(p, nw);
+        vprim np;
+        wt_pick(r, nw, np.f); /* the first one is n */
+        n[0] = np.f[0];
+        n[1] = np.f[1];
+        n[2] = np.f[2];
+    } else {
+        float f[9][V_W], nl[3][V_W];
+        for (int i = 0; i < 9; i++)
+            vf_storeu(f[i], pv->f[i]);
+        wt_normal_lanes(m_bits(c), f, nl);
+        for (int i = 0; i < 3; i++)
+            n[i] = vf_loadu(nl[i]);
+    }
+    vf v[3]; /* v0 in the lanes' frames */
+    if (pv) {
+        v[0] = pv->f[0];
+        v[1] = pv->f[1];
+        v[2] = pv->f[2];
+    } else {
+        vprim v0;
+        float v0p[12] = {p[0], p[1], p[2]}; /* wt_pick reads three "vertices" */
+        wt_pick(r, v0p, v0.f);
+        v[0] = v0.f[0];
+        v[1] = v0.f[1];
+        v[2] = v0.f[2];
+    }
+    const vf o[3] = {r->wox, r->woy, r->woz};
+    const vf d[3] = {r->wdkx, r->wdky, r->wdkz};
+    vf q[3], a, b;
+    for (int k = 0; k < 3; k++)
+        q[k] = vf_sub(v[k], o[k]);
+    a = vf_mul(n[0], q[0]); b = vf_mul(n[1], q[1]); vf num = vf_add(a, b);
+    a = vf_mul(n[2], q[2]); num = vf_add(num, a);
+    a = vf_mul(n[0], d[0]); b = vf_mul(n[1], d[1]); vf den = vf_add(a, b);
+    a = vf_mul(n[2], d[2]); den = vf_add(den, a);
+    vf t = vf_div(num, den);
+    t = vf_max(t, lo);
+    e->t = vf_min(t, hi);
+    return c;
+}
+
+/* u = V / det and v = W / det of the kept watertight hits (upd), in double
+ * (rp_ref_wt_bary), from U, V, W. */
+static RP_NOINLINE void wt_bary_lanes(unsigned bits, float *wu, float *wv, float *ww) {
+    for (int k = 0; k < V_W; k++) {
+        if (!((bits >> k) & 1u))
+            continue;
+        double det = rp_ref_wt_det(wu[k], wv[k], ww[k]);
+        wv[k] = rp_ref_wt_bary(wv[k], det);
+        ww[k] = rp_ref_wt_bary(ww[k], det);
+    }
+}
+
+/* The rest of a triangle's candidate decision (see tri_cand, wt_cand), on
+ * the steps where c (test_cand's candidates) has a lane: the lanes that stay
+ * candidates.  Watertight: the exact edge functions where an inside lane has
+ * a zero one (the vertices again: f, or picked anew from p when f is NULL,
+ * which keeps them out of registers on the hot path), then det and culling. */
+RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
+                      const vprim *f, vm c, vf best, veval *e) {
+    vf zero = vf_set1(0.0f);
+    if (kind == K_WT) {
+        vprim pv;
+        if (m_any(m_and(c, wt_undecided(e)))) {
+            if (!f) {
+                wt_pick(r, p, pv.f);
+                f = &pv;
+            }
+            c = m_and(c, wt_cand(r, f, e, 1));
+        } else {
+            c = m_and(c, wt_inside(e)); /* every lane of c decided in float */
+        }
+        if (!m_any(c)) {
+            e->t = zero;
+            return c;
+        }
+        return wt_finish(flags, r, p, f, c, best, e);
+    }
+    return (flags & RP_CULL_BACKFACE) ? c : m_and(c, vf_neq(e->det, zero));
+}
+
+/* t of the candidates c (the divisions; called only when a lane is one;
+ * lanes outside c get some t). */
+RP_INLINE void test_t(int kind, const vray *r, vm c, veval *e) {
+    if (kind == K_TRI) {
+        e->t = tri_t(e);
+    } else if (kind == K_WT) {
+        /* t: wt_finish, with the decision */
+    } else if (kind == K_SPH) {
+        vf sq = vf_sqrt(e->disc);
+        vf nb = vf_neg(e->b);
+        vf t0 = vf_sub(nb, sq);
+        t0 = vf_div(t0, e->a);
+        vm near = vf_ge(t0, r->tmin);
+        e->t = t0;
+        /* the far root only where a candidate's near one is below tmin
+         * (origin inside the sphere, or the sphere behind the ray): a
+         * division less on most steps */
+        if (m_any(m_andnot(c, near))) {
+            vf t1 = vf_add(nb, sq);
+            t1 = vf_div(t1, e->a);
+            e->t = vf_select(near, t0, t1);
+        }
+    } else if (kind == K_PLN) {
+        e->t = vf_div(e->num, e->denom);
+    }
+}
