@@ -1,13 +1,23 @@
 /*
- * build.c - the scene's hierarchy: a binary tree by binned SAH (16 bins per
- * axis over the triangles' centroids, pbrt-v4's way), collapsed into RP_BVH_WIDTH-wide
- * nodes by opening the inner child of largest area until the node is full (or only leaves remain).
+ * build.c - the scene's hierarchy: a binary tree by SAH, collapsed into
+ * RP_BVH_WIDTH-wide nodes by opening the inner child of largest area until
+ * the node is full (or only leaves remain).  Nodes of more than SMALL_MAX
+ * triangles: binned SAH (16 bins per axis over the triangles' centroids,
+ * pbrt-v4's way) over 32-byte box records kept in tree order (the partition
+ * moves the records, without branches, through a scratch array; the sides'
+ * boxes come from the bins).  Subtrees of at most SMALL_MAX triangles: exact
+ * SAH, a sweep over the triangles sorted by centroid on each axis (sorted
+ * once per subtree, kept sorted through stable partitions); nodes of at most
+ * one block are leaves without a search.  The cost of a fixed 48-bin search
+ * at every small node is what made the build slow.
  * Deterministic by construction: one thread, scalar float arithmetic at the
- * baseline ISA with -ffp-contract=off, ties broken by axis then split
- * index, partitions done in place in a fixed order; so the same meshes give
- * the same tree bytes on every run, CPU and compiler target.  Every finite
- * triangle is kept (even those that can never be hit), because a query must
- * return what the brute-force kernel returns over all of them.
+ * baseline ISA with -ffp-contract=off (min/max by compare-and-select, the
+ * bins' by an integer-mask select the compiler may widen: the same values),
+ * ties broken by axis then split index, sorts by a total order, partitions
+ * in a fixed order; so the same meshes give the same tree bytes on every
+ * run, CPU and compiler target.  Every finite triangle is kept (even those
+ * that can never be hit), because a query must return what the brute-force
+ * kernel returns over all of them.
  */
 #if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__) || defined(__SSE4_1__)
 #error "the scene builder is built at the baseline ISA: a wide ISA flag reached it"
@@ -29,20 +39,83 @@
 
 static float blocks(size_t n) { return (float)((n + RP_TRI_BLOCK - 1) / RP_TRI_BLOCK); }
 
-typedef struct bnode {
-    rp_aabb box;
-    uint32_t left, right; /* inner: children; leaf: first, count */
-    int leaf;
-} bnode;
+/* A box as two 4-float rows (lane 3 is 0.0f for a triangle, never integer
+ * bits): min/max by an integer-mask select, which the compiler makes 4-wide
+ * at the baseline ISA, with the value of a < b ? a : b exactly. */
+typedef struct bx {
+    float lo[4], hi[4];
+} bx;
 
-typedef struct builder {
-    const rp_triangle *tris;
-    rp_aabb *tbox; /* per triangle */
-    float *cen;    /* per triangle: 3 floats */
-    uint32_t *idx; /* the tree order, built by partitions */
-    bnode *bn;
-    size_t nbn;
-} builder;
+static inline float selmin(float a, float b) {
+    uint32_t x, y, r;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    uint32_t m = -(uint32_t)(a < b);
+    r = (x & m) | (y & ~m);
+    float f;
+    memcpy(&f, &r, 4);
+    return f;
+}
+static inline float selmax(float a, float b) {
+    uint32_t x, y, r;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    uint32_t m = -(uint32_t)(a > b);
+    r = (x & m) | (y & ~m);
+    float f;
+    memcpy(&f, &r, 4);
+    return f;
+}
+static inline void bx_grow(bx *restrict a, const bx *restrict b) {
+    bx t;
+    for (int k = 0; k < 4; k++) {
+        t.lo[k] = selmin(a->lo[k], b->lo[k]);
+        t.hi[k] = selmax(a->hi[k], b->hi[k]);
+    }
+    *a = t;
+}
+/* for an accumulator kept in registers: the scalar min/max instructions */
+static inline bx bx_union(bx a, const bx *b) {
+    for (int k = 0; k < 4; k++) {
+        a.lo[k] = a.lo[k] < b->lo[k] ? a.lo[k] : b->lo[k];
+        a.hi[k] = a.hi[k] > b->hi[k] ? a.hi[k] : b->hi[k];
+    }
+    return a;
+}
+/* a box's centroid as a point box */
+static inline bx bx_cen(const bx *b) {
+    bx c;
+    for (int k = 0; k < 4; k++) {
+        float v = b->lo[k] + b->hi[k];
+        c.lo[k] = v * 0.5f;
+        c.hi[k] = c.lo[k];
+    }
+    return c;
+}
+static bx bx_empty(void) {
+    bx b = {{INFINITY, INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY, -INFINITY}};
+    return b;
+}
+/* half the surface area; 0 for an empty box */
+static float bx_area(const bx *b) {
+    float dx = b->hi[0] - b->lo[0], dy = b->hi[1] - b->lo[1], dz = b->hi[2] - b->lo[2];
+    if (!(dx >= 0.0f) || !(dy >= 0.0f) || !(dz >= 0.0f))
+        return 0.0f;
+    float a = dx * dy, c = dy * dz, e = dz * dx;
+    a = a + c;
+    return a + e;
+}
+/* of a non-empty box: bx_area's value without the test */
+static float bx_area_ne(const bx *b) {
+    float dx = b->hi[0] - b->lo[0], dy = b->hi[1] - b->lo[1], dz = b->hi[2] - b->lo[2];
+    float a = dx * dy, c = dy * dz, e = dz * dx;
+    a = a + c;
+    return a + e;
+}
+static rp_aabb bx_aabb(const bx *b) {
+    rp_aabb r = {{b->lo[0], b->lo[1], b->lo[2]}, {b->hi[0], b->hi[1], b->hi[2]}};
+    return r;
+}
 
 /* every coordinate is finite (rp_scene_add_* refuse others), so the plain
  * compare-and-select is exact; fminf/fmaxf would be libm calls for their
@@ -55,15 +128,6 @@ static rp_aabb box_empty(void) {
     return b;
 }
 
-static void box_grow(rp_aabb *b, const rp_aabb *o) {
-    b->min.x = mn(b->min.x, o->min.x);
-    b->min.y = mn(b->min.y, o->min.y);
-    b->min.z = mn(b->min.z, o->min.z);
-    b->max.x = mx(b->max.x, o->max.x);
-    b->max.y = mx(b->max.y, o->max.y);
-    b->max.z = mx(b->max.z, o->max.z);
-}
-
 /* half the surface area; 0 for an empty box */
 static float box_area(const rp_aabb *b) {
     float dx = b->max.x - b->min.x, dy = b->max.y - b->min.y, dz = b->max.z - b->min.z;
@@ -74,164 +138,389 @@ static float box_area(const rp_aabb *b) {
     return a + e;
 }
 
-static float comp(const rp_vec3 *v, int k) { return k == 0 ? v->x : k == 1 ? v->y : v->z; }
+typedef struct bnode {
+    rp_aabb box;
+    uint32_t left, right; /* inner: children; leaf: first, count */
+    int leaf;
+} bnode;
 
-static rp_aabb tri_box(const rp_triangle *t) {
-    rp_aabb b;
-    b.min.x = mn(mn(t->v0.x, t->v1.x), t->v2.x);
-    b.min.y = mn(mn(t->v0.y, t->v1.y), t->v2.y);
-    b.min.z = mn(mn(t->v0.z, t->v1.z), t->v2.z);
-    b.max.x = mx(mx(t->v0.x, t->v1.x), t->v2.x);
-    b.max.y = mx(mx(t->v0.y, t->v1.y), t->v2.y);
-    b.max.z = mx(mx(t->v0.z, t->v1.z), t->v2.z);
-    return b;
-}
+typedef struct builder {
+    bx *rec;       /* the triangles' boxes, in tree order (moved by the partitions) */
+    uint32_t *idx; /* the scene index of rec[i]; the tree order at the end */
+    bx *trec;      /* scratch for the partitions */
+    uint32_t *tidx;
+    bnode *bn;
+    size_t nbn, cap;
+} builder;
 
-/* The split of idx[begin, end): axis and bin boundary, or -1 for a leaf
- * (or for "split at the middle", when no binned split separates anything
- * and the range is too large for one leaf: *mid is then set). */
-static int find_split(const builder *b, size_t begin, size_t end, const rp_aabb *box,
-                      const rp_aabb *cb, int *axis_out, int *bin_out, float *cmin_out,
-                      float *scale_out) {
-    size_t n = end - begin;
-    float best = INFINITY;
-    int best_axis = -1, best_bin = 0;
-    float lo[3], scale[3];
-    int use[3];
-    rp_aabb bins[3][NBINS];
-    size_t cnt[3][NBINS] = {{0}};
-    for (int a = 0; a < 3; a++) {
-        lo[a] = comp(&cb->min, a);
-        float ext = comp(&cb->max, a) - lo[a];
-        scale[a] = (float)NBINS / ext;
-        /* (an extent that overflows gives scale 0: no binning on that axis) */
-        use[a] = ext > 0.0f && scale[a] > 0.0f && isfinite(ext) && isfinite(scale[a]);
-        for (int k = 0; k < NBINS; k++)
-            bins[a][k] = box_empty();
-    }
-    if (n > 1) { /* one pass bins the three axes */
-        for (size_t i = begin; i < end; i++) {
-            uint32_t t = b->idx[i];
-            for (int a = 0; a < 3; a++) {
-                if (!use[a])
-                    continue;
-                float d = b->cen[3 * (size_t)t + a] - lo[a];
-                int k = (int)(d * scale[a]);
-                k = k < 0 ? 0 : k >= NBINS ? NBINS - 1 : k;
-                cnt[a][k]++;
-                box_grow(&bins[a][k], &b->tbox[t]);
-            }
-        }
-    }
-    for (int a = 0; a < 3 && n > 1; a++) {
-        if (!use[a])
-            continue;
-        /* right-to-left sweep for the right sides, then left-to-right */
-        float rarea[NBINS];
-        size_t rcnt[NBINS];
-        rp_aabb acc = box_empty();
-        size_t c = 0;
-        for (int k = NBINS - 1; k > 0; k--) {
-            box_grow(&acc, &bins[a][k]);
-            c += cnt[a][k];
-            rarea[k] = box_area(&acc);
-            rcnt[k] = c;
-        }
-        acc = box_empty();
-        c = 0;
-        for (int k = 1; k < NBINS; k++) {
-            box_grow(&acc, &bins[a][k - 1]);
-            c += cnt[a][k - 1];
-            if (c == 0 || rcnt[k] == 0)
-                continue;
-            float cost = box_area(&acc) * blocks(c) + rarea[k] * blocks(rcnt[k]);
-            if (cost < best) {
-                best = cost;
-                best_axis = a;
-                best_bin = k;
-                *cmin_out = lo[a];
-                *scale_out = scale[a];
-            }
-        }
-    }
-    /* leaf: small enough, and splitting costs more than testing them all
-     * (a visit of a wide node counted as NODE_COST block tests) */
-    float leaf_cost = box_area(box) * blocks(n);
-    if (n <= RP_LEAF_MAX && (best_axis < 0 || best + NODE_COST * box_area(box) >= leaf_cost))
-        return -1;
-    *axis_out = best_axis; /* -1: no binned split: the middle */
-    *bin_out = best_bin;
-    return 0;
-}
-
-static rp_status reserve_bn(builder *b, size_t *cap, size_t need) {
-    if (need <= *cap)
+static rp_status reserve_bn(builder *b, size_t need) {
+    if (need <= b->cap)
         return RP_OK;
-    size_t nc = *cap ? *cap : 64;
+    size_t nc = b->cap ? b->cap : 64;
     while (nc < need)
         nc *= 2;
     bnode *p = realloc(b->bn, nc * sizeof *p);
     if (!p)
         return RP_ERR_NOMEM;
     b->bn = p;
-    *cap = nc;
+    b->cap = nc;
     return RP_OK;
 }
 
-typedef struct task { uint32_t node; uint32_t begin, end; } task;
+/* Small subtrees (at most SMALL_MAX triangles): exact SAH by sweeping the
+ * triangles sorted by centroid on each axis.  The subtree's boxes are
+ * copied once into a local array; the three sorted orders are made once
+ * (by centroid, then by position: a total order, so any sort gives the same
+ * lists) and kept sorted through the partitions (stable).  Nodes of at most
+ * RP_TRI_BLOCK triangles are leaves without a search: a split costs a node
+ * visit plus at least one block on each side, never less than one block. */
+#define SMALL_MAX 64
+/* nodes of more triangles are partitioned in place (the scratch partition
+ * is faster while the records stay in the cache) */
+#define SCRATCH_MAX 16384
 
-/* The binary tree over idx[0, n): b->bn[0] is the root. */
-static rp_status build_binary(builder *b, size_t n) {
-    size_t cap = 0, tcap = 64, nt = 0;
+typedef struct small {
+    bx box[SMALL_MAX];
+    uint32_t gidx[SMALL_MAX];
+    uint8_t ord[3][SMALL_MAX];
+    uint8_t side[SMALL_MAX];
+    uint8_t tmp[SMALL_MAX];
+    float rarea[SMALL_MAX];
+    uint64_t key[SMALL_MAX];
+} small;
+
+static rp_status small_node(builder *b, small *sm, uint32_t node, size_t base, int lb, int le,
+                            bx box) {
+    for (;;) {
+        int n = le - lb;
+        float abox = bx_area(&box);
+        float best = INFINITY;
+        int ba = -1, bi = 0;
+        if (n > RP_TRI_BLOCK) {
+            for (int a = 0; a < 3; a++) {
+                const uint8_t *o = sm->ord[a] + lb;
+                bx acc = sm->box[o[n - 1]];
+                sm->rarea[n - 1] = bx_area_ne(&acc);
+                for (int i = n - 2; i >= 1; i--) {
+                    acc = bx_union(acc, &sm->box[o[i]]);
+                    sm->rarea[i] = bx_area_ne(&acc);
+                }
+                acc = sm->box[o[0]];
+                for (int i = 1; i < n; i++) {
+                    if (i > 1)
+                        acc = bx_union(acc, &sm->box[o[i - 1]]);
+                    float cost = bx_area_ne(&acc) * blocks((size_t)i) +
+                                 sm->rarea[i] * blocks((size_t)(n - i));
+                    if (cost < best) {
+                        best = cost;
+                        ba = a;
+                        bi = i;
+                    }
+                }
+            }
+        }
+        if (ba < 0 && n > RP_LEAF_MAX) { /* no finite cost (huge boxes): the middle */
+            ba = 0;
+            bi = n / 2;
+        }
+        bnode *nd = &b->bn[node];
+        nd->box = bx_aabb(&box);
+        if (n <= RP_LEAF_MAX &&
+            (ba < 0 || best + NODE_COST * abox >= abox * blocks((size_t)n))) {
+            nd->leaf = 1;
+            nd->left = (uint32_t)(base + (size_t)lb);
+            nd->right = (uint32_t)n;
+            for (int j = 0; j < n; j++)
+                b->idx[base + (size_t)(lb + j)] = sm->gidx[sm->ord[0][lb + j]];
+            return RP_OK;
+        }
+        /* the sides' boxes, and the other two orders partitioned stably */
+        const uint8_t *o = sm->ord[ba] + lb;
+        bx lbox = sm->box[o[0]], rbox = sm->box[o[bi]];
+        sm->side[o[0]] = 0;
+        for (int i = 1; i < bi; i++) {
+            lbox = bx_union(lbox, &sm->box[o[i]]);
+            sm->side[o[i]] = 0;
+        }
+        sm->side[o[bi]] = 1;
+        for (int i = bi + 1; i < n; i++) {
+            rbox = bx_union(rbox, &sm->box[o[i]]);
+            sm->side[o[i]] = 1;
+        }
+        for (int a = 0; a < 3; a++) {
+            if (a == ba)
+                continue;
+            uint8_t *q = sm->ord[a] + lb;
+            int l = 0, r = 0;
+            for (int i = 0; i < n; i++) {
+                uint8_t t = q[i];
+                if (sm->side[t])
+                    sm->tmp[r++] = t;
+                else
+                    q[l++] = t;
+            }
+            memcpy(q + l, sm->tmp, (size_t)r);
+        }
+        if (reserve_bn(b, b->nbn + 2))
+            return RP_ERR_NOMEM;
+        nd = &b->bn[node];
+        uint32_t lc = (uint32_t)b->nbn, rc = lc + 1;
+        b->nbn += 2;
+        nd->leaf = 0;
+        nd->left = lc;
+        nd->right = rc;
+        rp_status st = small_node(b, sm, lc, base, lb, lb + bi, lbox);
+        if (st != RP_OK)
+            return st;
+        node = rc; /* the right side: a loop, not a call */
+        lb = lb + bi;
+        box = rbox;
+    }
+}
+
+/* IEEE float bits to an unsigned key of the same order (-0 below +0) */
+static uint32_t fkey(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (u >> 31) ? ~u : u | 0x80000000u;
+}
+
+static rp_status small_build(builder *b, small *sm, uint32_t node, size_t begin, size_t end,
+                             const bx *box) {
+    int n = (int)(end - begin);
+    float cen[3][SMALL_MAX];
+    for (int i = 0; i < n; i++) {
+        sm->gidx[i] = b->idx[begin + (size_t)i];
+        sm->box[i] = b->rec[begin + (size_t)i];
+        bx c = bx_cen(&sm->box[i]);
+        cen[0][i] = c.lo[0];
+        cen[1][i] = c.lo[1];
+        cen[2][i] = c.lo[2];
+    }
+    for (int a = 0; a < 3; a++) { /* insertion sort */
+        uint64_t *k = sm->key;
+        for (int i = 0; i < n; i++) {
+            uint64_t v = (uint64_t)fkey(cen[a][i]) << 32 | (uint32_t)i;
+            int j = i;
+            while (j > 0 && k[j - 1] > v) {
+                k[j] = k[j - 1];
+                j--;
+            }
+            k[j] = v;
+        }
+        for (int i = 0; i < n; i++)
+            sm->ord[a][i] = (uint8_t)k[i];
+    }
+    return small_node(b, sm, node, begin, 0, n, *box);
+}
+
+/* a node waiting to be built: its triangles rec[begin, end), their box
+ * and their centroids' box */
+typedef struct task {
+    bx box, cb;
+    uint32_t node, begin, end;
+} task;
+
+static void bounds(const builder *b, size_t begin, size_t end, bx *box, bx *cb) {
+    bx x = bx_empty(), c = bx_empty();
+    for (size_t i = begin; i < end; i++) {
+        bx p = bx_cen(&b->rec[i]);
+        x = bx_union(x, &b->rec[i]);
+        c = bx_union(c, &p);
+    }
+    *box = x;
+    *cb = c;
+}
+
+/* The binary tree over rec[0, n): b->bn[0] is the root.  Nodes of more
+ * than SMALL_MAX triangles: binned SAH (16 bins per axis over the
+ * centroids' box, pbrt-v4's way); the sides' boxes are the bins' and their
+ * centroids' boxes are made by the partition. */
+static rp_status build_binary(builder *b, size_t n, const bx *box, const bx *cb) {
+    size_t tcap = 64, nt = 0;
+    small sm;
     task *st = malloc(tcap * sizeof *st);
-    if (!st || reserve_bn(b, &cap, 1)) {
+    if (!st || reserve_bn(b, 1)) {
         free(st);
         return RP_ERR_NOMEM;
     }
     b->nbn = 1;
-    st[nt++] = (task){0, 0, (uint32_t)n};
+    st[nt].box = *box;
+    st[nt].cb = *cb;
+    st[nt].node = 0;
+    st[nt].begin = 0;
+    st[nt].end = (uint32_t)n;
+    nt++;
     while (nt) {
         task tk = st[--nt];
-        rp_aabb box = box_empty(), cb = box_empty(); /* triangles, centroids */
-        for (size_t i = tk.begin; i < tk.end; i++) {
-            uint32_t t = b->idx[i];
-            const float *c = b->cen + 3 * (size_t)t;
-            rp_aabb p = {{c[0], c[1], c[2]}, {c[0], c[1], c[2]}};
-            box_grow(&box, &b->tbox[t]);
-            box_grow(&cb, &p);
-        }
-        int axis = -1, bin = 0;
-        float cmin = 0.0f, scale = 0.0f;
-        bnode *nd = &b->bn[tk.node];
-        nd->box = box;
-        if (find_split(b, tk.begin, tk.end, &box, &cb, &axis, &bin, &cmin, &scale) < 0) {
-            nd->leaf = 1;
-            nd->left = tk.begin;
-            nd->right = tk.end - tk.begin;
+        size_t cnt_n = tk.end - tk.begin;
+        if (cnt_n <= SMALL_MAX) {
+            if (small_build(b, &sm, tk.node, tk.begin, tk.end, &tk.box) != RP_OK)
+                goto nomem;
             continue;
         }
-        size_t mid;
-        if (axis < 0) {
-            mid = tk.begin + (tk.end - tk.begin) / 2;
-        } else { /* in place, left block first, order of the rest kept */
-            size_t i = tk.begin, j = tk.end;
-            while (i < j) {
-                uint32_t t = b->idx[i];
-                float d = b->cen[3 * (size_t)t + axis] - cmin;
-                int k = (int)(d * scale);
-                k = k < 0 ? 0 : k >= NBINS ? NBINS - 1 : k;
-                if (k < bin) {
-                    i++;
-                } else {
-                    b->idx[i] = b->idx[--j];
-                    b->idx[j] = t;
+        b->bn[tk.node].box = bx_aabb(&tk.box);
+        /* binning */
+        float lo[3], scale[3];
+        int use[3];
+        bx bins[3][NBINS];
+        uint32_t cnt[3][NBINS];
+        memset(cnt, 0, sizeof cnt);
+        for (int a = 0; a < 3; a++) {
+            lo[a] = tk.cb.lo[a];
+            float ext = tk.cb.hi[a] - lo[a];
+            scale[a] = (float)NBINS / ext;
+            /* (an extent that overflows gives scale 0: no binning on that axis) */
+            use[a] = ext > 0.0f && scale[a] > 0.0f && isfinite(ext) && isfinite(scale[a]);
+            for (int k = 0; k < NBINS; k++)
+                bins[a][k] = bx_empty();
+        }
+        if (use[0] && use[1] && use[2]) {
+            for (size_t i = tk.begin; i < tk.end; i++) {
+                const bx *r = &b->rec[i];
+                bx c = bx_cen(r);
+                int k0 = (int)((c.lo[0] - lo[0]) * scale[0]);
+                int k1 = (int)((c.lo[1] - lo[1]) * scale[1]);
+                int k2 = (int)((c.lo[2] - lo[2]) * scale[2]);
+                k0 = k0 < 0 ? 0 : k0 >= NBINS ? NBINS - 1 : k0;
+                k1 = k1 < 0 ? 0 : k1 >= NBINS ? NBINS - 1 : k1;
+                k2 = k2 < 0 ? 0 : k2 >= NBINS ? NBINS - 1 : k2;
+                cnt[0][k0]++;
+                cnt[1][k1]++;
+                cnt[2][k2]++;
+                bx_grow(&bins[0][k0], r);
+                bx_grow(&bins[1][k1], r);
+                bx_grow(&bins[2][k2], r);
+            }
+        } else {
+            for (size_t i = tk.begin; i < tk.end; i++) {
+                const bx *r = &b->rec[i];
+                bx c = bx_cen(r);
+                for (int a = 0; a < 3; a++) {
+                    if (!use[a])
+                        continue;
+                    int k = (int)((c.lo[a] - lo[a]) * scale[a]);
+                    k = k < 0 ? 0 : k >= NBINS ? NBINS - 1 : k;
+                    cnt[a][k]++;
+                    bx_grow(&bins[a][k], r);
                 }
             }
+        }
+        float best = INFINITY;
+        int axis = -1, bin = 0;
+        for (int a = 0; a < 3; a++) {
+            if (!use[a])
+                continue;
+            /* right-to-left sweep for the right sides, then left-to-right */
+            float rarea[NBINS];
+            size_t rcnt[NBINS];
+            bx acc = bx_empty();
+            size_t c = 0;
+            for (int k = NBINS - 1; k > 0; k--) {
+                acc = bx_union(acc, &bins[a][k]);
+                c += cnt[a][k];
+                rarea[k] = bx_area(&acc);
+                rcnt[k] = c;
+            }
+            acc = bx_empty();
+            c = 0;
+            for (int k = 1; k < NBINS; k++) {
+                acc = bx_union(acc, &bins[a][k - 1]);
+                c += cnt[a][k - 1];
+                if (c == 0 || rcnt[k] == 0)
+                    continue;
+                float cost = bx_area(&acc) * blocks(c) + rarea[k] * blocks(rcnt[k]);
+                if (cost < best) {
+                    best = cost;
+                    axis = a;
+                    bin = k;
+                }
+            }
+        }
+        size_t mid;
+        bx lbox, rbox, lcb, rcb;
+        if (axis < 0) { /* no binned split separates anything: the middle */
+            mid = tk.begin + cnt_n / 2;
+            bounds(b, tk.begin, mid, &lbox, &lcb);
+            bounds(b, mid, tk.end, &rbox, &rcb);
+        } else { /* in place, left block first */
+            lbox = bx_empty();
+            rbox = bx_empty();
+            for (int k = 0; k < NBINS; k++) {
+                if (k < bin)
+                    lbox = bx_union(lbox, &bins[axis][k]);
+                else
+                    rbox = bx_union(rbox, &bins[axis][k]);
+            }
+            if (cnt_n > SCRATCH_MAX) { /* in place, left block first */
+                lcb = bx_empty();
+                rcb = bx_empty();
+                size_t i = tk.begin, j = tk.end;
+                float cl = lo[axis], sc = scale[axis];
+                bx *rec = b->rec;
+                uint32_t *idx = b->idx;
+                while (i < j) {
+                    bx c = bx_cen(&rec[i]);
+                    int k = (int)((c.lo[axis] - cl) * sc);
+                    k = k < 0 ? 0 : k >= NBINS ? NBINS - 1 : k;
+                    if (k < bin) {
+                        lcb = bx_union(lcb, &c);
+                        i++;
+                    } else {
+                        rcb = bx_union(rcb, &c);
+                        --j;
+                        bx t = rec[i];
+                        rec[i] = rec[j];
+                        rec[j] = t;
+                        uint32_t u = idx[i];
+                        idx[i] = idx[j];
+                        idx[j] = u;
+                    }
+                }
+                mid = i;
+                goto split;
+            }
+            /* a node that fits in the cache: without branches into the
+             * scratch (left from the front, right from the back), then back
+             * with the sides' centroid boxes */
+            size_t l = 0, r = cnt_n;
+            float cl = lo[axis], sc = scale[axis];
+            const bx *rec = b->rec + tk.begin;
+            const uint32_t *idx = b->idx + tk.begin;
+            bx *trec = b->trec;
+            uint32_t *tidx = b->tidx;
+            for (size_t i = 0; i < cnt_n; i++) {
+                float c = (rec[i].lo[axis] + rec[i].hi[axis]) * 0.5f;
+                int k = (int)((c - cl) * sc);
+                k = k < 0 ? 0 : k >= NBINS ? NBINS - 1 : k;
+                size_t left = k < bin;
+                size_t at = left ? l : r - 1;
+                trec[at] = rec[i];
+                tidx[at] = idx[i];
+                l += left;
+                r -= 1 - left;
+            }
+            lcb = bx_empty();
+            rcb = bx_empty();
+            bx *out = b->rec + tk.begin;
+            uint32_t *oidx = b->idx + tk.begin;
+            for (size_t i = 0; i < l; i++) {
+                bx c = bx_cen(&trec[i]);
+                lcb = bx_union(lcb, &c);
+            }
+            for (size_t i = l; i < cnt_n; i++) {
+                bx c = bx_cen(&trec[i]);
+                rcb = bx_union(rcb, &c);
+            }
+            memcpy(out, trec, cnt_n * sizeof *out);
+            memcpy(oidx, tidx, cnt_n * sizeof *oidx);
+            size_t i = tk.begin + l;
             mid = i;
         }
-        if (reserve_bn(b, &cap, b->nbn + 2))
+    split:
+        if (reserve_bn(b, b->nbn + 2))
             goto nomem;
-        nd = &b->bn[tk.node];
+        bnode *nd = &b->bn[tk.node];
         uint32_t l = (uint32_t)b->nbn, r = l + 1;
         b->nbn += 2;
         nd->leaf = 0;
@@ -245,8 +534,18 @@ static rp_status build_binary(builder *b, size_t n) {
             tcap *= 2;
         }
         /* right first, so the left subtree is built (and numbered) first */
-        st[nt++] = (task){r, (uint32_t)mid, tk.end};
-        st[nt++] = (task){l, tk.begin, (uint32_t)mid};
+        st[nt].box = rbox;
+        st[nt].cb = rcb;
+        st[nt].node = r;
+        st[nt].begin = (uint32_t)mid;
+        st[nt].end = tk.end;
+        nt++;
+        st[nt].box = lbox;
+        st[nt].cb = lcb;
+        st[nt].node = l;
+        st[nt].begin = tk.begin;
+        st[nt].end = (uint32_t)mid;
+        nt++;
     }
     free(st);
     return RP_OK;
@@ -390,28 +689,46 @@ rp_status rp_scene_build_bvh(rp_scene *s) {
     size_t n = s->ntris;
     builder b;
     memset(&b, 0, sizeof b);
-    b.tris = s->tris;
-    b.tbox = malloc((n ? n : 1) * sizeof *b.tbox);
-    b.cen = malloc((n ? n : 1) * 3 * sizeof *b.cen);
+    if (posix_memalign((void **)&b.rec, 32, (n ? n : 1) * sizeof *b.rec) != 0)
+        b.rec = NULL;
     b.idx = malloc((n ? n : 1) * sizeof *b.idx);
+    size_t ns = n < SCRATCH_MAX ? (n ? n : 1) : SCRATCH_MAX;
+    if (posix_memalign((void **)&b.trec, 32, ns * sizeof *b.trec) != 0)
+        b.trec = NULL;
+    b.tidx = malloc(ns * sizeof *b.tidx);
     rp_status st = RP_ERR_NOMEM;
-    if (!b.tbox || !b.cen || !b.idx)
+    if (!b.rec || !b.idx || !b.trec || !b.tidx)
         goto out;
     float bound = 0.0f;
+    bx box = bx_empty(), cb = bx_empty();
     for (size_t i = 0; i < n; i++) {
-        rp_aabb t = tri_box(&s->tris[i]);
-        b.tbox[i] = t;
-        float cx = t.min.x + t.max.x, cy = t.min.y + t.max.y, cz = t.min.z + t.max.z;
-        b.cen[3 * i + 0] = cx * 0.5f;
-        b.cen[3 * i + 1] = cy * 0.5f;
-        b.cen[3 * i + 2] = cz * 0.5f;
+        const rp_triangle *t = &s->tris[i];
+        bx r;
+        r.lo[0] = mn(mn(t->v0.x, t->v1.x), t->v2.x);
+        r.lo[1] = mn(mn(t->v0.y, t->v1.y), t->v2.y);
+        r.lo[2] = mn(mn(t->v0.z, t->v1.z), t->v2.z);
+        r.hi[0] = mx(mx(t->v0.x, t->v1.x), t->v2.x);
+        r.hi[1] = mx(mx(t->v0.y, t->v1.y), t->v2.y);
+        r.hi[2] = mx(mx(t->v0.z, t->v1.z), t->v2.z);
+        r.lo[3] = 0.0f;
+        r.hi[3] = 0.0f;
+        b.rec[i] = r;
         b.idx[i] = (uint32_t)i;
-        bound = mx(bound, mx(mx(fabsf(t.min.x), fabsf(t.max.x)),
-                                   mx(mx(fabsf(t.min.y), fabsf(t.max.y)),
-                                         mx(fabsf(t.min.z), fabsf(t.max.z)))));
+        bx c = bx_cen(&r);
+        box = bx_union(box, &r);
+        cb = bx_union(cb, &c);
+        bound = mx(bound, mx(mx(fabsf(r.lo[0]), fabsf(r.hi[0])),
+                             mx(mx(fabsf(r.lo[1]), fabsf(r.hi[1])),
+                                mx(fabsf(r.lo[2]), fabsf(r.hi[2])))));
     }
-    if ((st = build_binary(&b, n)) != RP_OK)
+    if ((st = build_binary(&b, n, &box, &cb)) != RP_OK)
         goto out;
+    free(b.rec); /* the partitions are done: give the memory back before the nodes take theirs */
+    b.rec = NULL;
+    free(b.trec);
+    b.trec = NULL;
+    free(b.tidx);
+    b.tidx = NULL;
     if ((st = collapse(&b, s)) != RP_OK)
         goto out;
     if ((st = pack_leaves(&b, s)) != RP_OK) {
@@ -426,8 +743,9 @@ rp_status rp_scene_build_bvh(rp_scene *s) {
     s->tris = NULL;
     s->cap_tris = 0;
 out:
-    free(b.tbox);
-    free(b.cen);
+    free(b.trec);
+    free(b.tidx);
+    free(b.rec);
     free(b.idx);
     free(b.bn);
     return st;
