@@ -60,7 +60,8 @@
  * Scenes: every watertight triangle case also builds a scene of the case's
  * triangles (a soup, an indexed mesh, a soup) and checks that
  * rp_scene_closest / rp_scene_occluded return bit for bit what the
- * brute-force kernels return over all of them (scene_check).
+ * brute-force kernels return over all of them (scene_check), each variant
+ * with the default traversal, RP_COHERENT or RP_INCOHERENT in turn.
  *
  * Environment: RP_FUZZ_VERBOSE=1 prints one line per case (and how many
  * watertight hits the box property was checked on); RP_FUZZ_WT_BOX=0 skips
@@ -1040,10 +1041,16 @@ static int scene_check(const fcase *c, unsigned variants) {
             scase_init(c, &b);
             rp_fpenv_set(rp_fpenv_names[c->fpenv], &saved, &emulated_ok);
             rp_set_isa((rp_isa)isa);
+            /* the traversal: the variant's default (packets), RP_COHERENT or
+             * RP_INCOHERENT (one ray at a time), rotating over variants and
+             * cases so that every shape is fuzzed; the hints change nothing
+             * in the results */
+            static const unsigned hints[3] = {0, RP_COHERENT, RP_INCOHERENT};
+            unsigned hint = hints[((size_t)isa + c->count) % 3];
             rp_status sb[3];
             sb[0] = rp_rays_prepare(&b.r);
-            sb[1] = rp_scene_closest(sc, &b.r, active, c->flags, &b.h, b.mesh);
-            sb[2] = rp_scene_occluded(sc, &b.r, active, c->flags, b.occ);
+            sb[1] = rp_scene_closest(sc, &b.r, active, c->flags | hint, &b.h, b.mesh);
+            sb[2] = rp_scene_occluded(sc, &b.r, active, c->flags | hint, b.occ);
             rp_fpenv_restore(&saved);
             for (int k = 0; k < 3; k++)
                 if (sb[k] != RP_OK) {
@@ -1064,7 +1071,10 @@ static int scene_check(const fcase *c, unsigned variants) {
                             i, (double)a.h.t[i], (double)a.h.u[i], (double)a.h.v[i], a.h.prim[i],
                             a.mesh[i], a.occ[i], (double)b.h.t[i], (double)b.h.u[i],
                             (double)b.h.v[i], b.h.prim[i], b.mesh[i], b.occ[i]);
-                    fprintf(stderr, "rp_fuzz: (scene queries on %s)\n", rp_isa_name((rp_isa)isa));
+                    fprintf(stderr, "rp_fuzz: (scene queries on %s, %s)\n", rp_isa_name((rp_isa)isa),
+                            hint == RP_COHERENT     ? "RP_COHERENT"
+                            : hint == RP_INCOHERENT ? "RP_INCOHERENT"
+                                                    : "no hint");
                     print_ray(c, i);
                     bad = 1;
                 }
