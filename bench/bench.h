@@ -136,8 +136,16 @@ typedef struct rpb_bound {
  * kernel's loops on w's data.  bytes_per_cycle: rpb_measure_bw() /
  * rpb_calibrate_hz(), for the memory term of the stream. */
 rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per_cycle);
-/* Prints the op-count table (one line per kernel x variant) to stdout. */
+/* Prints the model core and the op-count table (one line per step) to stdout. */
 void rpb_bound_print_table(void);
+/* The model core's name, e.g. "Zen 5: ..." or "Golden Cove (Sapphire
+ * Rapids): ...", for the rp_bound_model context.  Chosen once, from CPUID
+ * (AMD family 0x1A: Zen 5; Intel family 6 Sapphire/Emerald/Granite Rapids,
+ * Alder/Raptor Lake P-cores: Golden Cove; Ice Lake server: Sunny Cove;
+ * otherwise "fallback", Zen 5's numbers) or forced by the environment
+ * variable RP_BENCH_BOUND_MODEL=zen5|goldencove|icelake|fallback; the
+ * choice is also printed once on stderr. */
+const char *rpb_bound_model(void);
 
 /* ---- Embree (embree_bench.c; only in rp_bench, when Embree is found) ---- */
 /* Builds a one-thread device for "sse4.2", "avx2" or "avx512" and a BVH

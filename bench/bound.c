@@ -6,7 +6,13 @@
  * divided by this bound ("vs_bound") says how much of the machine a kernel
  * leaves unused; 1.0 would be perfect issue with no other cost.
  *
- * The model core is the one issue #4 names, AMD Zen 5:
+ * The model core is chosen from CPUID (issue #13), or forced with the
+ * environment variable RP_BENCH_BOUND_MODEL=zen5|goldencove|icelake|fallback
+ * (so that every model can be exercised on any machine); the issue rates of
+ * each are in `models` below, per vector width.  rpb_bound_model() names the
+ * one in use; it is printed once on stderr and in rpb_bound_print_table().
+ *
+ * AMD Zen 5 (family 0x1A; the model issue #4 names):
  *   - two FP multiply pipes (vmulps),
  *   - two FP pipes shared by add, sub, min, max and compare,
  *   - each 512 bits wide, so an SSE, AVX2 or AVX-512 operation issues at
@@ -18,14 +24,53 @@
  *     load-port operations and cost no FP-pipe slot;
  *   - not in the issue's model, assumptions of ours, stated so they can be
  *     argued with: a vector division or square root takes the divider for
- *     DIV_CYC cycles (any width; Zen 5 has a full-width divider); a gather
- *     of W floats costs W element loads at LOADS_PER_CYCLE (4 on Zen 5), and
+ *     5 cycles (any width; Zen 5 has a full-width divider); a gather
+ *     of W floats costs W element loads at 4 per cycle, and
  *     the stream's memory time at the single-core bandwidth measured in the
  *     same run (rpb_measure_bw) is reported beside the bound (mem_cyc), not
  *     folded into it, since a noisy measurement could make it exceed what
  *     the kernel achieves.
- * Cycles per vector step = max(mul / 2, addcmp / 2, (mul + addcmp + other)
- * / 4) + div * DIV_CYC, max'ed with the load term; per test = that / W, and
+ * Intel Golden Cove (Sapphire/Emerald Rapids, Alder/Raptor Lake P-cores;
+ * Granite Rapids' Redwood Cove is counted as Golden Cove) and Sunny Cove
+ * (Ice Lake server): vector ALU ports 0, 1 and 5 (the vector ops of this
+ * table issue nowhere else); 512-bit ops fuse ports 0 and 1 into one, so an
+ * AVX-512 op issues on p0 or p5 only.  Sources: Intel 64 and IA-32
+ * Architectures Optimization Reference Manual (Golden Cove and Sunny Cove
+ * microarchitecture chapters: ports, 3 loads/cycle on Golden Cove (2 of
+ * 512 bits), 2 on Sunny Cove, port-0/1 fusion for 512-bit uops), uops.info
+ * (ADL-P, ICL; EMR for the server part) and Agner Fog's instruction tables
+ * (divider throughputs):
+ *   - mul/FMA: p0 p1 up to 256 bits, p0 p5 at 512 (server parts: the second
+ *     512-bit FMA on p5): 2 per cycle at every width;
+ *   - add class: Golden Cove adds/subs on p1 p5 (its fast adders), min/max
+ *     and vector-result compares on p0 p1: 3 ports for the class up to 256
+ *     bits; Sunny Cove p0 p1: 2; at 512 bits p0 p5: 2 on both (compares
+ *     into a k-mask are p5 only; the table does not separate them from
+ *     add, so that limit is not applied: the bound stays a lower bound);
+ *   - every counted op (mul + add + other): 3 ports up to 256 bits, 2 at
+ *     512;
+ *   - div/sqrt: divider occupancy of vdivps 3 (xmm), 5 (ymm), 10 (zmm)
+ *     cycles (Agner Fog, Ice Lake and Golden Cove rows; sqrt is slower: the
+ *     div figure keeps it a lower bound);
+ *   - gathers: element loads at 3 per cycle (Golden Cove) or 2 (Sunny
+ *     Cove); the 2-per-cycle limit of Golden Cove is for 512-bit loads, not
+ *     the 4-byte element loads of a gather;
+ *   - NOT modelled, so each Intel bound is lower than the truth: vblendvps
+ *     ymm is 3 uops on Golden Cove (2 on Sunny Cove) but "other" counts
+ *     every select as one op (the table does not separate selects from mask
+ *     logic; the AVX-512 layer's selects are 1-uop masked blends); shuffles
+ *     (vf_ld_aos transposes, vpermilps plane choice) run on p5 (and p1 for
+ *     some in-lane 256-bit ones) but are counted like "other" on any ALU
+ *     port, since part of each transpose (vinsertf128 / vinsertf32x4 from
+ *     memory) is a load plus any-port uop.  Latencies do not enter: the
+ *     bound is a throughput bound.
+ * Any other CPU (and every non-x86 build) gets "fallback": Zen 5's numbers
+ * under a name that says the CPU is not modelled.
+ *
+ * Cycles per vector step = max(mul / MUL, addcmp / ADD, (mul + addcmp +
+ * other) / ALL) + div * DIV, max'ed with the load term (MUL, ADD, ALL, DIV
+ * the model's figures for the variant's width; Zen 5: 2, 2, 4, 5); per
+ * test = that / W, and
  * the candidate steps (those where some lane passes the division-free
  * test, which then runs the divisions and the acceptance) are counted
  * exactly by replaying the kernel's control flow on the benchmark's data
@@ -40,8 +85,108 @@
 #include "bench.h"
 #include "scalar/ref.h"
 
-#define DIV_CYC 5.0          /* assumed divider occupancy per vector div/sqrt */
-#define LOADS_PER_CYCLE 4.0  /* assumed element loads per cycle (gathers) */
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#include <stdlib.h>
+
+/* The model cores' issue rates, per vector width: [0] up to 128 bits
+ * (scalar, SSE4.1, NEON), [1] 256 bits (AVX2, autovec), [2] 512 bits. */
+typedef struct model {
+    const char *key;  /* RP_BENCH_BOUND_MODEL value */
+    const char *name; /* what rows and tables say */
+    double mul[3];    /* ops per cycle: vf_mul */
+    double add[3];    /* ops per cycle: add/sub/min/max/compare */
+    double all[3];    /* ops per cycle: every counted op (mul + add + other) */
+    double div[3];    /* divider cycles per vector div/sqrt */
+    double loads[3];  /* element loads per cycle (gathers) */
+} model;
+
+enum { MODEL_ZEN5, MODEL_GOLDENCOVE, MODEL_ICELAKE, MODEL_FALLBACK, MODEL_COUNT };
+
+static const model models[MODEL_COUNT] = {
+    [MODEL_ZEN5] = {"zen5", "Zen 5: 2 mul + 2 add/min/max/cmp pipes, 512-bit",
+                    {2, 2, 2}, {2, 2, 2}, {4, 4, 4}, {5, 5, 5}, {4, 4, 4}},
+    [MODEL_GOLDENCOVE] = {"goldencove",
+                          "Golden Cove (Sapphire Rapids): p0 p1 p5, 2 mul, 3 add/min/max/cmp"
+                          " up to 256-bit; 512-bit on p0 p5 only",
+                          {2, 2, 2}, {3, 3, 2}, {3, 3, 2}, {3, 5, 10}, {3, 3, 3}},
+    [MODEL_ICELAKE] = {"icelake",
+                       "Sunny Cove (Ice Lake server): p0 p1 p5, 2 mul, 2 add/min/max/cmp"
+                       " up to 256-bit; 512-bit on p0 p5 only",
+                       {2, 2, 2}, {2, 2, 2}, {3, 3, 2}, {3, 5, 10}, {2, 2, 2}},
+    [MODEL_FALLBACK] = {"fallback", "fallback (CPU not modelled): Zen 5's numbers",
+                        {2, 2, 2}, {2, 2, 2}, {4, 4, 4}, {5, 5, 5}, {4, 4, 4}},
+};
+
+/* The model from CPUID: vendor string, family and model. */
+static int model_from_cpuid(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    char vendor[13];
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return MODEL_FALLBACK;
+    memcpy(vendor, &b, 4);
+    memcpy(vendor + 4, &d, 4);
+    memcpy(vendor + 8, &c, 4);
+    vendor[12] = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return MODEL_FALLBACK;
+    unsigned fam = (a >> 8) & 0xf, mod = (a >> 4) & 0xf;
+    if (fam == 0xf)
+        fam += (a >> 20) & 0xff;
+    if (fam == 0x6 || fam == 0xf)
+        mod |= ((a >> 16) & 0xf) << 4;
+    if (!strcmp(vendor, "AuthenticAMD") && fam == 0x1a)
+        return MODEL_ZEN5;
+    if (!strcmp(vendor, "GenuineIntel") && fam == 6) {
+        switch (mod) {
+        case 0x8f: /* Sapphire Rapids */
+        case 0xcf: /* Emerald Rapids */
+        case 0xad: case 0xae: /* Granite Rapids (Redwood Cove) */
+        case 0x97: case 0x9a: /* Alder Lake (P-cores) */
+        case 0xb7: case 0xba: case 0xbf: /* Raptor Lake (Raptor Cove) */
+            return MODEL_GOLDENCOVE;
+        case 0x6a: case 0x6c: /* Ice Lake server */
+            return MODEL_ICELAKE;
+        default: break;
+        }
+    }
+#endif
+    return MODEL_FALLBACK;
+}
+
+static const model *model_get(void) {
+    static int chosen = -1;
+    if (chosen < 0) {
+        const char *e = getenv("RP_BENCH_BOUND_MODEL");
+        const char *how = "from CPUID";
+        if (e && *e) {
+            for (int i = 0; i < MODEL_COUNT; i++)
+                if (!strcmp(e, models[i].key))
+                    chosen = i;
+            if (chosen < 0)
+                fprintf(stderr, "bound: RP_BENCH_BOUND_MODEL=%s unknown (zen5, goldencove, "
+                                "icelake, fallback): chosen from CPUID\n", e);
+            else
+                how = "forced by RP_BENCH_BOUND_MODEL";
+        }
+        if (chosen < 0)
+            chosen = model_from_cpuid();
+        fprintf(stderr, "bound: model %s (%s)\n", models[chosen].name, how);
+    }
+    return &models[chosen];
+}
+
+const char *rpb_bound_model(void) { return model_get()->name; }
+
+/* The width class of W lanes: 0 up to 128 bits, 1 256, 2 512. */
+static int width_of(int W) { return W >= 16 ? 2 : W >= 8 ? 1 : 0; }
+
+/* FP-pipe cycles of one step with ops o at width class x. */
+#define STEP_CYC(m, o, x)                                                                   \
+    fmax(fmax((o)->mul / (m)->mul[x], (o)->add / (m)->add[x]),                             \
+         ((o)->mul + (o)->add + (o)->other) / (m)->all[x])
 
 /* Vector operations of one step (one vector of W lanes). */
 typedef struct ops {
@@ -214,11 +359,12 @@ typedef struct acc { double fp, div, loads; } acc;
 static void add_row_x(acc *a, int row, double n, int w, double extra) {
     ops x = table[row].o;
     const ops *o = &x;
+    const model *m = model_get();
+    int wx = width_of(w);
     x.other += extra;
-    double c = fmax(fmax(o->mul / 2.0, o->add / 2.0), (o->mul + o->add + o->other) / 4.0);
-    a->fp += n * c;
-    a->div += n * o->div * DIV_CYC;
-    a->loads += n * o->gather * (double)w / LOADS_PER_CYCLE;
+    a->fp += n * STEP_CYC(m, o, wx);
+    a->div += n * o->div * m->div[wx];
+    a->loads += n * o->gather * (double)w / m->loads[wx];
 }
 
 static void add_row(acc *a, int row, double n, int w) { add_row_x(a, row, n, w, 0); }
@@ -410,15 +556,20 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
 }
 
 void rpb_bound_print_table(void) {
-    printf("model core: Zen 5 (2 mul pipes, 2 add/min/max/cmp pipes, 512-bit; other ops on any of 4;"
-           " div/sqrt %.0f cycles; %.0f element loads/cycle)\n", DIV_CYC, LOADS_PER_CYCLE);
-    printf("%-34s %5s %6s %6s %4s %6s %10s\n", "step (kernels.h)", "mul", "addcmp", "other", "div",
-           "gather", "cyc/vector");
+    const model *m = model_get();
+    printf("model core: %s\n  ops/cycle (<=128 / 256 / 512-bit): mul %g/%g/%g, addcmp %g/%g/%g,"
+           " all %g/%g/%g; div/sqrt %g/%g/%g cycles; %g/%g/%g element loads/cycle\n",
+           m->name, m->mul[0], m->mul[1], m->mul[2], m->add[0], m->add[1], m->add[2], m->all[0],
+           m->all[1], m->all[2], m->div[0], m->div[1], m->div[2], m->loads[0], m->loads[1],
+           m->loads[2]);
+    printf("%-34s %5s %6s %6s %4s %6s %10s %10s %10s\n", "step (kernels.h)", "mul", "addcmp", "other",
+           "div", "gather", "cyc/v128", "cyc/v256", "cyc/v512");
     for (int r = 0; r < ROW_COUNT; r++) {
         const ops *o = &table[r].o;
-        double c = fmax(fmax(o->mul / 2.0, o->add / 2.0), (o->mul + o->add + o->other) / 4.0) +
-                   o->div * DIV_CYC;
-        printf("%-34s %5.0f %6.0f %6.0f %4.0f %6.0f %10.2f\n", table[r].name, o->mul, o->add,
-               o->other, o->div, o->gather, c);
+        printf("%-34s %5.0f %6.0f %6.0f %4.0f %6.0f", table[r].name, o->mul, o->add, o->other,
+               o->div, o->gather);
+        for (int x = 0; x < 3; x++)
+            printf(" %10.2f", STEP_CYC(m, o, x) + o->div * m->div[x]);
+        printf("\n");
     }
 }
