@@ -145,8 +145,7 @@ int main(int argc, char **argv) {
     benchmark::AddCustomContext("rp_core_ghz", buf);
     std::snprintf(buf, sizeof buf, "%.2f", bw * 1e-9);
     benchmark::AddCustomContext("rp_triad_gbps", buf);
-    benchmark::AddCustomContext("rp_bound_model",
-                                "Zen 5: 2 mul + 2 add/min/max/cmp pipes, 512-bit (see bench/bound.c)");
+    benchmark::AddCustomContext("rp_bound_model", rpb_bound_model()); /* bench/bound.c */
     std::fprintf(stderr, "rp_bench: CPU %s; core clock %.2f GHz (add chain); triad %.1f GB/s\n", cpu,
                  g_hz * 1e-9, bw * 1e-9);
 
