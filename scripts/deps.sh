@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# scripts/deps.sh - installs everything raypack's build, demo and tests need
-# on Debian 12, as root.  Idempotent: apt-get skips what is there.  Used by
-# scripts/demo.sh and scripts/test.sh (and so by .ci/run).
+# scripts/deps.sh [demo] - installs what raypack needs on Debian 12, as
+# root.  Idempotent: apt-get skips what is there.  With "demo" (scripts/demo.sh):
+# only the build of the library and rp_trace (compiler, Meson, Ninja,
+# pkg-config, SIMDe); without (scripts/test.sh, and so .ci/run): everything
+# the tests and the benchmark need.
 set -euo pipefail
 if [ "$(id -u)" != 0 ]; then
   echo "deps.sh: run as root (apt-get install)" >&2
@@ -23,6 +25,9 @@ pkgs=(
   clang libclang-rt-14-dev
   valgrind
 )
+if [ "${1:-}" = demo ]; then
+  pkgs=(build-essential pkg-config meson ninja-build libsimde-dev)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
