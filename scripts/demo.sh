@@ -6,7 +6,7 @@
 # Extra arguments go to rp_trace (e.g. --isa=scalar --width=1280).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh demo # the build's packages only, not the test tools
+bash scripts/deps.sh # the build's packages only, not the test tools
 [ -f build/build.ninja ] || meson setup build --buildtype=release
 ninja -C build
 build/examples/rp_trace -o trace.ppm "$@"

@@ -17,7 +17,7 @@
 # the stages.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh || exit 1
+bash scripts/test-deps.sh || exit 1
 
 passed=0; failed=0; failures=()
 stage() {
