@@ -239,8 +239,8 @@ RP_API size_t rp_scene_bytes(const rp_scene *scene);
 RP_API size_t rp_scene_triangle_count(const rp_scene *scene);
 /* How a scene query traces (scene queries only; the results are the same
  * bits either way, only the speed differs).  Neither: packets (as many rays
- * as the variant's lanes), which the benchmark finds faster so far even for
- * incoherent rays.  Both: RP_ERR_INVALID.
+ * as the variant's lanes), which the benchmark finds faster for most kinds
+ * of rays, incoherent ones included (README).  Both: RP_ERR_INVALID.
  * Moller-Trumbore queries (without RP_WATERTIGHT) use the scalar reference
  * traversal in every variant and ignore the hint. */
 #define RP_COHERENT 4u   /* packets: a camera's rays, shadow rays toward one light */

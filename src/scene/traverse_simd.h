@@ -3,9 +3,9 @@
  * variant (included by src/simd/kernels.h, after the vector layer and the
  * per-primitive steps).  Two shapes, chosen by the hints RP_COHERENT /
  * RP_INCOHERENT; without one, packets, which were measured faster than the
- * one-ray traversal on every kind of ray so far (even incoherent bounces:
- * a one-ray walk waits on each node's memory in turn; README, "Scenes
- * against Embree 3"):
+ * one-ray traversal on every benchmark row but incoherent bounces on the
+ * 1.2M-triangle mesh (a one-ray walk waits on each node's memory in turn;
+ * README, "Scenes against Embree 3"):
  *   - packets (here): W rays walk the tree together (Wald's packets, for
  *     the coherent rays of a camera or of shadows toward one light);
  *   - one ray at a time (traverse_ray.h): lanes over a node's children and
