@@ -20,17 +20,9 @@
 
 #include "raypack.h"
 #include "scene/scene.h" /* the tree, for the determinism hash */
+#include "rng.h"
 #include "tap.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd(void) {
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (uint32_t)((rng * 0x2545F4914F6CDD1Dull) >> 32);
-}
-static float unit(void) { return (float)(rnd() >> 8) * 0x1p-24f; }
-static float range(float lo, float hi) { return lo + (hi - lo) * unit(); }
 
 /* One scene and the same triangles as one flat array (scene order). */
 typedef struct world {
