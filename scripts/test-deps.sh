@@ -4,7 +4,9 @@
 # Embree as the peer, matplotlib chart); the aarch64 cross build and
 # qemu-user (qemu-aarch64, and qemu-x86_64 -cpu Nehalem for the old-CPU
 # run); clang with libclang-rt-14-dev (libFuzzer and sanitizer runtimes,
-# only *recommended* by clang so named here); valgrind.
+# only *recommended* by clang so named here); valgrind; rp_trace's optional
+# mesh loader and PNG writer (libassimp-dev, libpng-dev), so the tests cover
+# them; cmake, for the find_package(raypack) consumer test.
 set -euo pipefail
 exec bash "$(dirname "$0")/deps.sh" \
   g++ libbenchmark-dev libembree-dev \
@@ -12,4 +14,5 @@ exec bash "$(dirname "$0")/deps.sh" \
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
   qemu-user \
   clang libclang-rt-14-dev \
-  valgrind
+  valgrind \
+  libassimp-dev libpng-dev cmake
