@@ -10,9 +10,12 @@
 // bound.c) and vs_bound = cyc_per_test / bound_cyc.  The clock, CPU and
 // bandwidth go into the JSON context (--benchmark_format=json).  The scene
 // rows (scene/<variant>/<kind>/<mesh>, rp_scene_* against Embree) are in
-// scene_bench.cc.
+// scene_bench.cc.  call/<variant>/1x1 (issue 13) is the fixed cost of a
+// public call: one ray against one primitive through each of the six batch
+// kernels in turn; counter ns_per_call is per call.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -118,6 +121,63 @@ out:
     rp_set_isa(RP_ISA_AUTO);
 }
 
+// call/<variant>/1x1: the fixed cost of a public call (issue 13).  One
+// prepared ray that hits every primitive; each iteration makes the six
+// batch calls (rp_intersect_aabb, rp_closest_aabb, rp_closest_triangle,
+// rp_occluded_triangle, rp_closest_sphere, rp_closest_plane), each over one
+// ray and one primitive, after putting back tmax and the empty record (two
+// stores) so every closest call takes the hit path.  Reported per call:
+// ns_per_call and cyc_per_call (the time columns are per iteration: 6 calls).
+void run_call(benchmark::State &state, rp_isa isa) {
+    rp_rays rays;
+    rp_hits hits;
+    if (rp_rays_alloc(1, &rays) != RP_OK || rp_hits_alloc(1, &hits) != RP_OK)
+        return fail(state, "allocation failed");
+    rays.ox[0] = 0.25f; rays.oy[0] = 0.25f; rays.oz[0] = -5.0f;
+    rays.dx[0] = 0.0f; rays.dy[0] = 0.0f; rays.dz[0] = 1.0f;
+    rays.tmin[0] = 0.0f; rays.tmax[0] = INFINITY;
+    rp_status st = rp_rays_prepare(&rays);
+    if (st == RP_OK)
+        st = rp_set_isa(isa);
+    if (st != RP_OK) {
+        rp_rays_free(&rays);
+        rp_hits_free(&hits);
+        return fail(state, std::string("setup: ") + rp_status_string(st));
+    }
+    const rp_aabb box = {{-1, -1, -1}, {1, 1, 1}};
+    const rp_triangle tri = {{-1, -1, 0}, {2, -1, 0}, {-1, 2, 0}};
+    const rp_sphere sph = {{0, 0, 0}, 1.0f};
+    const rp_plane pl = {{0, 0, 1}, 0.0f};
+    uint8_t hit[4] = {0}, occ[4] = {0};
+    float tn[4] = {0}, tf[4] = {0};
+    constexpr int kCalls = 6;
+    double t0 = rpb_thread_cpu();
+    for (auto _ : state) {
+        rays.tmax[0] = INFINITY;
+        hits.prim[0] = RP_NO_HIT;
+        st = rp_intersect_aabb(&rays, NULL, &box, hit, tn, tf);
+        st = (rp_status)(st | rp_closest_aabb(&rays, NULL, &box, 1, 0, &hits));
+        st = (rp_status)(st | rp_closest_triangle(&rays, NULL, &tri, 1, 1, 0, &hits));
+        st = (rp_status)(st | rp_occluded_triangle(&rays, NULL, &tri, 1, 0, occ));
+        st = (rp_status)(st | rp_closest_sphere(&rays, NULL, &sph, 1, 2, &hits));
+        st = (rp_status)(st | rp_closest_plane(&rays, NULL, &pl, 1, 3, &hits));
+        benchmark::ClobberMemory();
+    }
+    double secs = rpb_thread_cpu() - t0;
+    if (st != RP_OK)
+        state.SkipWithError(rp_status_string(st));
+    double calls = (double)state.iterations() * kCalls;
+    if (calls > 0) {
+        state.counters["ns_per_call"] = secs * 1e9 / calls;
+        state.counters["cyc_per_call"] = secs * g_hz / calls;
+    }
+    state.SetItemsProcessed((int64_t)calls);
+    state.SetLabel(std::string(rp_isa_name(isa)) + ": 6 kernels x 1 ray x 1 primitive, per call");
+    rp_rays_free(&rays);
+    rp_hits_free(&hits);
+    rp_set_isa(RP_ISA_AUTO);
+}
+
 void add(const Case &c) {
     std::string name = std::string(rpb_kernel_name(c.kernel)) + "/" + c.variant + "/" +
                        rpb_shape_name(c.shape);
@@ -155,6 +215,14 @@ int main(int argc, char **argv) {
         if (native & (1u << v))
             natives += std::string(natives.empty() ? "" : " ") + rp_isa_name((rp_isa)v);
     benchmark::AddCustomContext("rp_native_variants", natives);
+
+    // call/<variant>/1x1: the fixed cost of a public call (issue 13)
+    for (int v = 0; v < RP_ISA_COUNT; v++)
+        if ((native & (1u << v)) || v == RP_ISA_SCALAR) {
+            rp_isa isa = (rp_isa)v;
+            std::string name = std::string("call/") + rp_isa_name(isa) + "/1x1";
+            benchmark::RegisterBenchmark(name.c_str(), [isa](benchmark::State &st) { run_call(st, isa); });
+        }
 
     for (int k = 0; k < RPB_KERNEL_COUNT; k++)
         for (int s = 0; s < RPB_SHAPE_COUNT; s++)

@@ -29,7 +29,7 @@ const char *rpb_kernel_name(rpb_kernel k) {
 }
 
 const char *rpb_shape_name(rpb_shape s) {
-    static const char *const n[RPB_SHAPE_COUNT] = {"packet", "stream", "pick", "64x64"};
+    static const char *const n[RPB_SHAPE_COUNT] = {"packet", "stream", "pick", "64x64", "8x8"};
     return (unsigned)s < RPB_SHAPE_COUNT ? n[s] : "?";
 }
 
@@ -38,6 +38,7 @@ void rpb_shape_size(rpb_shape s, int quick, size_t *nrays, size_t *nprims) {
     case RPB_PACKET: *nrays = 64; *nprims = 256; break;
     case RPB_STREAM: *nrays = quick ? 65536 : 1u << 20; *nprims = 1; break;
     case RPB_PICK: *nrays = 1; *nprims = quick ? 1000 : 10000; break;
+    case RPB_TINY: *nrays = 8; *nprims = 8; break;
     default: *nrays = 64; *nprims = 64; break;
     }
 }
@@ -45,7 +46,10 @@ void rpb_shape_size(rpb_shape s, int quick, size_t *nrays, size_t *nprims) {
 /* Issue #4: packet for boxes (closest and per-box slab), triangles and
  * spheres; stream for the slab; picking for boxes and triangles; 64 x 64
  * closest hit (and any hit, to compare with rtcOccluded).  The watertight
- * test: triangle packets, triangle picking and 64 x 64 any hit. */
+ * test: triangle packets, triangle picking and 64 x 64 any hit.  Issue 13:
+ * 8 x 8 closest triangles, a small call whose per-test cost is compared
+ * with the packet's (the slab packet is already 256 calls of 64 rays x one
+ * box). */
 int rpb_case_wanted(rpb_kernel k, rpb_shape s, unsigned flags) {
     if (flags == RP_WATERTIGHT)
         return (k == RPB_TRI && (s == RPB_PACKET || s == RPB_PICK)) ||
@@ -55,7 +59,7 @@ int rpb_case_wanted(rpb_kernel k, rpb_shape s, unsigned flags) {
     switch (k) {
     case RPB_AABB: return s == RPB_PACKET || s == RPB_PICK;
     case RPB_SLAB: return s == RPB_PACKET || s == RPB_STREAM;
-    case RPB_TRI: return s == RPB_PACKET || s == RPB_PICK || s == RPB_SMALL;
+    case RPB_TRI: return s == RPB_PACKET || s == RPB_PICK || s == RPB_SMALL || s == RPB_TINY;
     case RPB_OCCL: return s == RPB_SMALL;
     case RPB_SPHERE: return s == RPB_PACKET;
     default: return 0;
