@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #ifdef RPT_HAVE_ASSIMP
@@ -42,6 +43,50 @@ static rp_vec3 palette(size_t i) {
     return c[i % 6];
 }
 
+/* Some of assimp's text parsers read "nan" or "inf" as 0 (OFF does), so a
+ * text file's non-finite numbers are looked for here first: on lines that
+ * start with a number (OFF, ASCII PLY bodies) or with a vertex keyword (OBJ
+ * v/vn/vt, ASCII STL vertex/facet), a token nan, inf or infinity (any case,
+ * signed) is an error.  A file with a NUL byte is binary and skipped:
+ * binary floats that are not finite are caught after the import. */
+static int nonfinite_token(const char *tok) {
+    const char *t = tok + (*tok == '-' || *tok == '+');
+    return !strncasecmp(t, "nan", 3) || !strcasecmp(t, "inf") || !strcasecmp(t, "infinity");
+}
+
+static int scan_text_nonfinite(const char *path, rt_err *e) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rt_fail(e, "--mesh '%s': %s", path, strerror(errno));
+    char line[4096];
+    size_t got;
+    while ((got = fread(line, 1, sizeof line, f)) > 0)
+        if (memchr(line, '\0', got)) {
+            fclose(f);
+            return 0; /* binary */
+        }
+    rewind(f);
+    long lineno = 0;
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save);
+        if (!tok)
+            continue;
+        int numeric = (*tok >= '0' && *tok <= '9') || *tok == '-' || *tok == '+' || *tok == '.' ||
+                      nonfinite_token(tok);
+        if (!numeric && strcmp(tok, "v") && strcmp(tok, "vn") && strcmp(tok, "vt") &&
+            strcmp(tok, "vertex") && strcmp(tok, "facet"))
+            continue;
+        for (; tok && rc == 0; tok = strtok_r(NULL, " \t\r\n", &save))
+            if (nonfinite_token(tok))
+                rc = rt_fail(e, "--mesh '%s': line %ld: '%s' is not a finite coordinate", path,
+                             lineno, tok);
+    }
+    fclose(f);
+    return rc;
+}
+
 int rt_load_mesh(rt_geometry *g, const char *path, rt_err *e) {
     /* the file's own problems first, in plain words (assimp's messages for
      * these are less direct) */
@@ -64,6 +109,8 @@ int rt_load_mesh(rt_geometry *g, const char *path, rt_err *e) {
                       "(install libassimp-dev and rebuild); only the built-in scene is available",
                    path);
 #else
+    if (scan_text_nonfinite(path, e))
+        return -1;
     const struct aiScene *sc = aiImportFile(
         path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
                   aiProcess_PreTransformVertices | aiProcess_SortByPType);
