@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# scripts/demo.sh - the main job from nothing: installs what is missing,
-# builds raypack (release), and runs rp_trace, which traces a batch of rays
-# against a built-in scene of a plane, boxes, triangles and spheres, writes
-# trace.ppm and prints the variant used and the rays per second.
-# Extra arguments go to rp_trace (e.g. --isa=scalar --width=1280).
+# scripts/demo.sh - the main job from nothing: installs what is missing
+# (scripts/deps.sh: compiler, Meson, Ninja, pkg-config, SIMDe, plus
+# libassimp-dev for rp_trace --mesh and libpng-dev for its PNG output),
+# builds raypack and rp_trace (release; only the library and rp_trace, not
+# the tests), and runs rp_trace with no arguments: it renders the built-in
+# procedural scene (about 1.06 million triangles behind raypack's BVH) at
+# 1280x720, 2 samples and 4 ambient-occlusion rays per pixel, on every
+# core, writes trace.png and prints the BVH build time, the scene's memory
+# and Mrays/s per ray kind (primary, shadow, AO) with the variant and the
+# thread count.  About a minute on a fresh Debian 12 with 2 cores, most of
+# it the compiler; the render itself takes a few seconds.
+# Extra arguments go to rp_trace (e.g. --isa scalar, --size 640x360,
+# --mesh model.obj, -o other.png; rp_trace --help lists them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh # the build's packages only, not the test tools
+bash scripts/deps.sh libassimp-dev libpng-dev # what the demo needs, not the test tools
 [ -f build/build.ninja ] || meson setup build --buildtype=release
-ninja -C build
-build/examples/rp_trace -o trace.ppm "$@"
+ninja -C build examples/rp_trace
+build/examples/rp_trace -o trace.png "$@"

@@ -6,8 +6,8 @@
  * (RTC_BUILD_QUALITY_MEDIUM, no robust flag), built by an Embree device
  * with as many threads as the render.  Primary and shadow rays go in
  * packets of Embree's native width (rtcIntersect4/8/16, rtcOccluded4/8/16,
- * with the coherent context flag); AO rays one at a time (rtcOccluded1,
- * incoherent flag) under the default --ao-hint ray, else in packets.  The
+ * with the coherent context flag); AO rays in packets too (incoherent
+ * flag), or one at a time (rtcOccluded1) under --ao-hint ray.  The
  * time measured includes copying rp_trace's structure-of-arrays batches
  * into Embree's packets, as raypack's includes rp_rays_prepare; normals
  * are computed from the triangle as rp_scene_normals does (unit
@@ -150,12 +150,13 @@ static int e_occluded(void *ctx, rp_rays *r, unsigned hint, uint8_t *occ, rt_err
         }
         return 0;
     }
+    int coherent = hint == RP_COHERENT;
     if (E->width == 16)
-        occluded16(E, r, 1, occ);
+        occluded16(E, r, coherent, occ);
     else if (E->width == 8)
-        occluded8(E, r, 1, occ);
+        occluded8(E, r, coherent, occ);
     else
-        occluded4(E, r, 1, occ);
+        occluded4(E, r, coherent, occ);
     return 0;
 }
 

@@ -33,7 +33,7 @@ static void usage(FILE *f) {
             "  --size WxH        image size (default 1280x720)\n"
             "  --spp N           samples per pixel, 1..4096 (default 2)\n"
             "  --ao N            ambient-occlusion rays per hit, 0..256 (default 4)\n"
-            "  --ao-hint H       AO query hint: ray (RP_INCOHERENT, default) or packet (RP_COHERENT)\n"
+            "  --ao-hint H       AO queries: packet (no hint: packets, the default) or ray (RP_INCOHERENT)\n"
             "  --threads N       render threads, 1..1024 (default: every core, %ld here)\n"
             "  --isa NAME        force a variant: scalar, sse41, avx2, avx512, neon, auto\n"
             "  --list-isa        print the variants that can run here and exit\n"
@@ -132,7 +132,7 @@ static double mrays(const rt_stats *st, int k, int threads) {
 }
 
 int main(int argc, char **argv) {
-    rt_settings set = {1280, 720, 2, 4, 0, RP_INCOHERENT, 1};
+    rt_settings set = {1280, 720, 2, 4, 0, 0, 1};
     const char *out = NULL, *mesh = NULL, *isa_name = NULL;
     int detail = 8, compare = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -162,7 +162,7 @@ int main(int argc, char **argv) {
             if (!strcmp(v, "ray"))
                 set.ao_hint = RP_INCOHERENT;
             else if (!strcmp(v, "packet"))
-                set.ao_hint = RP_COHERENT;
+                set.ao_hint = 0; /* the default traversal: packets */
             else
                 die_usage("--ao-hint: '%s' is neither ray nor packet", v);
         } else if ((v = opt_value("--ao", argc, argv, &i))) {
@@ -227,7 +227,7 @@ int main(int argc, char **argv) {
     printf("rp_trace: BVH built in %.3f s; scene memory %.1f MB (%.1f bytes/triangle)\n", rpk.build_s,
            1e-6 * (double)rpk.bytes, (double)rpk.bytes / (double)g.triangles);
     printf("rp_trace: %dx%d, %d spp, %d AO rays per hit (%s), variant %s, %d thread%s\n", set.width,
-           set.height, set.spp, set.ao, set.ao_hint == RP_INCOHERENT ? "RP_INCOHERENT" : "RP_COHERENT",
+           set.height, set.spp, set.ao, set.ao_hint == RP_INCOHERENT ? "one ray at a time" : "in packets",
            rp_isa_name(rp_active_isa()), set.threads, set.threads == 1 ? "" : "s");
     fflush(stdout);
 

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import zlib
 
-SMALL = ['--detail', '1', '--size', '48x32', '--spp', '2', '--ao', '2', '-q']
+SMALL = ['--detail', '1', '--size', '64x48', '--spp', '2', '--ao', '2', '-q']
 failures = []
 
 
@@ -87,7 +87,7 @@ def mode_determinism(exe):
             if ref is None:
                 ref = data
                 w, h, px = read_ppm(data)
-                check(w == 48 and h == 32 and len(px) == 3 * w * h, 'PPM is 48x32')
+                check(w == 64 and h == 48 and len(px) == 3 * w * h, 'PPM is 64x48')
                 # not a trivial picture: many distinct colours
                 check(len({px[i:i + 3] for i in range(0, len(px), 3)}) > 50,
                       'the image has more than 50 distinct colours')
@@ -106,7 +106,7 @@ def mode_mesh(exe, has, mesh):
         data = render(exe, out, ['--mesh', mesh])
         if data is not None:
             w, h, px = read_ppm(data)
-            check((w, h) == (48, 32), '--mesh image is 48x32')
+            check((w, h) == (64, 48), '--mesh image is 64x48')
             # the mesh fills part of the frame: some pixels are not sky
             check(len({px[i:i + 3] for i in range(0, len(px), 3)}) > 10, '--mesh image is not empty')
             os.unlink(out)
@@ -230,8 +230,8 @@ def mode_png(exe, has):
         check(all(ok for _, _, ok in chunks), 'every chunk CRC is right')
         check(chunks[0][0] == b'IHDR' and chunks[-1][0] == b'IEND', 'IHDR first, IEND last')
         w, h, depth, ctype, comp, filt, inter = struct.unpack('>IIBBBBB', chunks[0][1])
-        check((w, h, depth, ctype, inter) == (48, 32, 8, 2, 0),
-              'IHDR: 48x32, 8-bit RGB, not interlaced (%d x %d, %d, %d, %d)' % (w, h, depth, ctype, inter))
+        check((w, h, depth, ctype, inter) == (64, 48, 8, 2, 0),
+              'IHDR: 64x48, 8-bit RGB, not interlaced (%d x %d, %d, %d, %d)' % (w, h, depth, ctype, inter))
         ppm = render(exe, os.path.join(d, 'out.ppm'), ['--threads', '1'])
         if ppm is not None:
             check(png_pixels(data, w, h) == read_ppm(ppm)[2], 'the PNG decodes to the PPM\'s pixels')
