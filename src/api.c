@@ -11,6 +11,7 @@
 
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,27 +43,121 @@ typedef rp_span span;
 
 static int aligned4(const void *p) { return ((uintptr_t)p & 3u) == 0; }
 
-static int spans_overlap(span a, span b) {
-    if (!a.p || !b.p || !a.bytes || !b.bytes)
-        return 0;
-    uintptr_t a0 = (uintptr_t)a.p, b0 = (uintptr_t)b.p;
-    return a0 < b0 + b.bytes && b0 < a0 + a.bytes;
+/* [a, a + na) and [b, b + nb) share a byte (empty or NULL ranges never do) */
+static inline int ranges_overlap(uintptr_t a, size_t na, uintptr_t b, size_t nb) {
+    return a && b && na && nb && a < b + nb && b < a + na;
 }
 
-/* Outputs must not overlap inputs nor each other. */
+/* The one argument check (internal.h): the entries in order (a status
+ * entry returns its status; a pointer is RP_ERR_NULL, then RP_ERR_ALIGN),
+ * then every output against every input and every other output. */
+rp_status rp_check_args(const rp_arg *a, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        if (a[k].role & RP_ARG_STATUS) {
+            if (a[k].bytes)
+                return (rp_status)a[k].bytes;
+            continue;
+        }
+        if (!a[k].p && a[k].bytes && !(a[k].role & RP_ARG_OPT))
+            return RP_ERR_NULL;
+        if ((a[k].role & RP_ARG_ALIGN) && !aligned4(a[k].p))
+            return RP_ERR_ALIGN;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (!(a[k].role & RP_ARG_OUT))
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            int other = (a[j].role & RP_ARG_IN) || ((a[j].role & RP_ARG_OUT) && j > k);
+            if (j != k && other &&
+                ranges_overlap((uintptr_t)a[k].p, a[k].bytes, (uintptr_t)a[j].p, a[j].bytes))
+                return RP_ERR_ALIAS;
+        }
+    }
+    return RP_OK;
+}
+
+#if defined(__clang__)
+#define RP_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define RP_UNROLL _Pragma("GCC unroll 32")
+#else
+#define RP_UNROLL
+#endif
+#if defined(__GNUC__)
+#define RP_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define RP_ALWAYS_INLINE static inline
+#endif
+
+/* The fast path in front of rp_check_args: 1 when the list surely passes
+ * (rp_check_args would return RP_OK), 0 when rp_check_args must decide.
+ * Inlined where the list is built, whose length and roles are constants, so
+ * the loops unroll into straight-line, mostly branch-free code and the list
+ * never reaches memory.  Overlaps: nothing can overlap when no output has a
+ * byte (every output holds n elements); the rays' arrays (RP_ARG_RAYS) all
+ * hold n floats, so the written one (tmax) meets another iff their starts
+ * are less than n * 4 bytes apart, and the read ones are bounded by one
+ * hull: another output that meets the hull goes to rp_check_args. */
+RP_ALWAYS_INLINE int args_fast(const rp_arg *a, size_t n) {
+    uintptr_t bad = 0, outbytes = 0;
+    RP_UNROLL for (size_t k = 0; k < n; k++) {
+        uintptr_t p = (uintptr_t)a[k].p;
+        unsigned r = a[k].role;
+        bad |= (uintptr_t)((p == 0) & (a[k].bytes != 0) & !(r & RP_ARG_OPT));
+        bad |= p & ((r & RP_ARG_ALIGN) ? 3u : 0u);
+        outbytes |= (r & RP_ARG_OUT) ? a[k].bytes : 0;
+    }
+    if (bad)
+        return 0;
+    if (!outbytes)
+        return 1;
+    /* [s, e) per entry; NULL or empty: [UINTPTR_MAX, 0), which meets nothing */
+    uintptr_t s[32], e[32], lo = UINTPTR_MAX, hi = 0, fb = 0, alias = 0;
+    RP_UNROLL for (size_t k = 0; k < n; k++) {
+        uintptr_t p = (uintptr_t)a[k].p;
+        int live = (p != 0) & (a[k].bytes != 0) & !(a[k].role & RP_ARG_STATUS);
+        s[k] = live ? p : UINTPTR_MAX;
+        e[k] = live ? p + a[k].bytes : 0;
+        if ((a[k].role & (RP_ARG_RAYS | RP_ARG_IN)) == (RP_ARG_RAYS | RP_ARG_IN)) {
+            lo = s[k] < lo ? s[k] : lo;
+            hi = e[k] > hi ? e[k] : hi;
+            fb = a[k].bytes;
+        }
+    }
+    RP_UNROLL for (size_t k = 0; k < n; k++) {
+        unsigned r = a[k].role;
+        if (!(r & RP_ARG_OUT))
+            continue;
+        if (r & RP_ARG_RAYS) { /* n > 0 here: every ray array is live */
+            RP_UNROLL for (size_t j = 0; j < n; j++)
+                if ((a[j].role & (RP_ARG_RAYS | RP_ARG_IN)) == (RP_ARG_RAYS | RP_ARG_IN))
+                    alias |= (uintptr_t)(s[j] - s[k] + (fb - 1) < 2 * fb - 1);
+        } else {
+            alias |= (uintptr_t)((s[k] < hi) & (lo < e[k]));
+        }
+        RP_UNROLL for (size_t j = 0; j < n; j++) {
+            unsigned q = a[j].role;
+            if (((q & RP_ARG_IN) && !(q & RP_ARG_RAYS)) || ((q & RP_ARG_OUT) && j > k))
+                alias |= (uintptr_t)((s[j] < e[k]) & (s[k] < e[j]));
+        }
+    }
+    return !alias;
+}
+
+/* Outputs must not overlap inputs nor each other (scene.c's checks). */
 rp_status rp_check_overlaps(const span *in, size_t nin, const span *out, size_t nout) {
     for (size_t i = 0; i < nout; i++) {
         for (size_t j = 0; j < nin; j++)
-            if (spans_overlap(out[i], in[j]))
+            if (ranges_overlap((uintptr_t)out[i].p, out[i].bytes, (uintptr_t)in[j].p, in[j].bytes))
                 return RP_ERR_ALIAS;
         for (size_t j = i + 1; j < nout; j++)
-            if (spans_overlap(out[i], out[j]))
+            if (ranges_overlap((uintptr_t)out[i].p, out[i].bytes, (uintptr_t)out[j].p, out[j].bytes))
                 return RP_ERR_ALIAS;
     }
     return RP_OK;
 }
 
-/* n floats in bytes, or RP_ERR_COUNT */
+/* n elements in bytes, or RP_ERR_COUNT */
 static rp_status bytes_of(size_t n, size_t elem, size_t *bytes) {
     if (n > SIZE_MAX / elem)
         return RP_ERR_COUNT;
@@ -70,92 +165,206 @@ static rp_status bytes_of(size_t n, size_t elem, size_t *bytes) {
     return RP_OK;
 }
 
+static inline rp_arg arg(const void *p, size_t bytes, unsigned role) {
+    rp_arg x = {p, bytes, role};
+    return x;
+}
+static inline rp_arg arg_status(rp_status s) { return arg(NULL, (size_t)s, RP_ARG_STATUS); }
+
+/* ---- the lists ---- */
+
+#define RP_PAD_FLOATS 16 /* 64 bytes */
+
+static size_t padded(size_t n) { return (n + RP_PAD_FLOATS - 1) / RP_PAD_FLOATS * RP_PAD_FLOATS; }
+
+/* Whether a batch's k arrays are still those rp_rays_alloc / rp_hits_alloc
+ * laid out: array i at block + i * stride, stride = padded(n) floats, in the
+ * order of `order` (offsets of the struct's pointer fields).  Then they are
+ * present, 64-byte aligned and disjoint (each holds n <= stride floats), and
+ * the fast path may bound them by the block's ranges. */
+static inline int canonical(const void *s, const void *block, size_t n, const size_t *order,
+                            int k) {
+    if (!block || !n || n > SIZE_MAX / 64)
+        return 0;
+    uintptr_t b = (uintptr_t)block, st = padded(n) * 4, diff = b & 63u;
+    if (b > UINTPTR_MAX - (uintptr_t)k * st) /* no array may wrap to NULL */
+        return 0;
+    for (int i = 0; i < k; i++) {
+        uintptr_t p;
+        memcpy(&p, (const char *)s + order[i], sizeof p);
+        diff |= p ^ (b + (uintptr_t)i * st);
+    }
+    return diff == 0;
+}
+
+/* the rays' arrays in rp_rays_alloc's order */
+static const size_t ray_order[11] = {
+    offsetof(rp_rays, ox), offsetof(rp_rays, oy), offsetof(rp_rays, oz),
+    offsetof(rp_rays, dx), offsetof(rp_rays, dy), offsetof(rp_rays, dz),
+    offsetof(rp_rays, tmin), offsetof(rp_rays, tmax), offsetof(rp_rays, rdx),
+    offsetof(rp_rays, rdy), offsetof(rp_rays, rdz)};
+static const size_t hit_order[7] = {
+    offsetof(rp_hits, t), offsetof(rp_hits, u), offsetof(rp_hits, v),
+    offsetof(rp_hits, prim), offsetof(rp_hits, nx), offsetof(rp_hits, ny),
+    offsetof(rp_hits, nz)};
+
+static inline int rays_canonical(const rp_rays *r) {
+    return canonical(r, r->block_, r->n, ray_order, 11);
+}
+static inline int hits_canonical(const rp_hits *h) {
+    return canonical(h, h->block_, h->n, hit_order, 7);
+}
+
+/* The rays' entries (r != NULL): the count, the 11 arrays (present when
+ * n > 0, 4-byte aligned), then prepared for n.  tmax_role: RP_ARG_IN, or
+ * RP_ARG_OUT for the closest kernels that shorten it. */
+#define ARGS_RAYS 13
+static inline void args_rays(const rp_rays *r, unsigned tmax_role, rp_arg *a) {
+    size_t fb = r->n * sizeof(float);
+    const unsigned in = RP_ARG_IN | RP_ARG_RAYS | RP_ARG_ALIGN;
+    a[0] = arg_status(r->n > SIZE_MAX / sizeof(float) ? RP_ERR_COUNT : RP_OK);
+    a[1] = arg(r->ox, fb, in);
+    a[2] = arg(r->oy, fb, in);
+    a[3] = arg(r->oz, fb, in);
+    a[4] = arg(r->dx, fb, in);
+    a[5] = arg(r->dy, fb, in);
+    a[6] = arg(r->dz, fb, in);
+    a[7] = arg(r->rdx, fb, in);
+    a[8] = arg(r->rdy, fb, in);
+    a[9] = arg(r->rdz, fb, in);
+    a[10] = arg(r->tmin, fb, in);
+    a[11] = arg(r->tmax, fb, tmax_role | RP_ARG_RAYS | RP_ARG_ALIGN);
+    a[12] = arg_status(r->prepared_ != RP_PREPARED_MAGIC || r->prepared_n_ != r->n
+                           ? RP_ERR_NOT_PREPARED : RP_OK);
+}
+
+/* A batch laid out by rp_rays_alloc, for the fast path only: its arrays are
+ * known present, aligned and disjoint, so two ranges of the block stand for
+ * the ten arrays read (ox .. tmin, rdx .. rdz: wider than the arrays, so
+ * passing against them implies passing against the arrays) beside tmax. */
+#define ARGS_RAYS_BLOCK 4
+static inline void args_rays_block(const rp_rays *r, unsigned tmax_role, rp_arg *a) {
+    size_t st = padded(r->n) * 4;
+    const char *b = (const char *)r->block_;
+    if (tmax_role == RP_ARG_IN) { /* all read: one range (the rest folds away) */
+        a[0] = arg(b, 11 * st, RP_ARG_IN);
+        a[1] = a[2] = arg(NULL, 0, 0);
+    } else {
+        a[0] = arg(b, 7 * st, RP_ARG_IN);
+        a[1] = arg(r->tmax, r->n * 4, tmax_role);
+        a[2] = arg(b + 8 * st, 3 * st, RP_ARG_IN);
+    }
+    a[3] = arg_status(r->prepared_ != RP_PREPARED_MAGIC || r->prepared_n_ != r->n
+                          ? RP_ERR_NOT_PREPARED : RP_OK);
+}
+
+/* Primitives: the byte count, index_base + count (indexed kernels), then
+ * present and aligned when count > 0. */
+#define ARGS_PRIMS 2
+static inline void args_prims(const void *p, size_t count, size_t elem, uint32_t base,
+                              int indexed, rp_arg *a) {
+    a[0] = arg_status(count > SIZE_MAX / elem ? RP_ERR_COUNT
+                      : indexed && count > (size_t)(RP_NO_HIT - base) ? RP_ERR_COUNT : RP_OK);
+    a[1] = arg(count ? p : NULL, count * elem, RP_ARG_IN | RP_ARG_ALIGN);
+}
+
+/* Records: present (a status entry, which ends the list when h is NULL), n
+ * equal, t, u, v, prim present and aligned.  role: RP_ARG_OUT (closest
+ * kernels) or RP_ARG_IN (the normals read them). */
+#define ARGS_HITS 6
+static inline void args_hits(const rp_hits *h, size_t n, unsigned role, rp_arg *a) {
+    static const rp_hits none;
+    a[0] = arg_status(h ? RP_OK : RP_ERR_NULL);
+    if (!h)
+        h = &none;
+    size_t fb = n * 4;
+    a[1] = arg_status(h->n != n ? RP_ERR_SIZE_MISMATCH : RP_OK);
+    a[2] = arg(h->t, fb, role | RP_ARG_ALIGN);
+    a[3] = arg(h->u, fb, role | RP_ARG_ALIGN);
+    a[4] = arg(h->v, fb, role | RP_ARG_ALIGN);
+    a[5] = arg(h->prim, fb, role | RP_ARG_ALIGN);
+}
+
 /* The rays' arrays: present, aligned, sized, prepared.  Fills the 11 input
  * spans (tmax included; closest kernels treat it as an output as well). */
 rp_status rp_check_rays(const rp_rays *r, span in[11]) {
     if (!r)
         return RP_ERR_NULL;
-    size_t fb;
-    rp_status s = bytes_of(r->n, sizeof(float), &fb);
+    rp_arg a[ARGS_RAYS];
+    args_rays(r, RP_ARG_IN, a);
+    rp_status s = rp_check_args(a, ARGS_RAYS);
     if (s)
         return s;
-    const float *a[11] = {r->ox, r->oy, r->oz, r->dx, r->dy, r->dz,
-                          r->rdx, r->rdy, r->rdz, r->tmin, r->tmax};
     for (int k = 0; k < 11; k++) {
-        if (!a[k] && r->n)
-            return RP_ERR_NULL; /* n == 0: arrays may be NULL */
-        if (!aligned4(a[k]))
-            return RP_ERR_ALIGN;
-        in[k].p = a[k];
-        in[k].bytes = fb;
+        in[k].p = a[1 + k].p;
+        in[k].bytes = a[1 + k].bytes;
     }
-    if (r->prepared_ != RP_PREPARED_MAGIC || r->prepared_n_ != r->n)
-        return RP_ERR_NOT_PREPARED;
-    return RP_OK;
-}
-
-static rp_status check_prims(const void *p, size_t count, size_t elem,
-                             uint32_t base, int indexed, span *sp) {
-    size_t b;
-    rp_status s = bytes_of(count, elem, &b);
-    if (s)
-        return s;
-    if (indexed && count > (size_t)(RP_NO_HIT - base))
-        return RP_ERR_COUNT;
-    if (count && !p)
-        return RP_ERR_NULL;
-    if (count && !aligned4(p))
-        return RP_ERR_ALIGN;
-    sp->p = p;
-    sp->bytes = b;
     return RP_OK;
 }
 
 /* The hit record arrays t, u, v, prim as output spans. */
 rp_status rp_check_hits(const rp_hits *h, size_t n, span out[4]) {
-    if (!h)
-        return RP_ERR_NULL;
-    if (h->n != n)
-        return RP_ERR_SIZE_MISMATCH;
-    const void *a[4] = {h->t, h->u, h->v, h->prim};
+    rp_arg a[ARGS_HITS];
+    args_hits(h, n, RP_ARG_OUT, a);
+    rp_status s = rp_check_args(a, ARGS_HITS);
+    if (s)
+        return s;
     for (int k = 0; k < 4; k++) {
-        if (!a[k] && n)
-            return RP_ERR_NULL; /* n == 0: arrays may be NULL */
-        if (!aligned4(a[k]))
-            return RP_ERR_ALIGN;
-        out[k].p = a[k];
-        out[k].bytes = n * 4;
+        out[k].p = a[2 + k].p;
+        out[k].bytes = a[2 + k].bytes;
     }
     return RP_OK;
 }
 
-/* Common front half of the closest-hit kernels: rays, active, primitives,
- * hits, then overlaps with tmax counted as an output. */
-static rp_status check_closest(const rp_rays *rays, const uint8_t *active,
-                               const void *prims, size_t count, size_t elem,
-                               uint32_t base, const rp_hits *hits) {
-    span in[13], out[5];
-    rp_status s = rp_check_rays(rays, in);
-    if (s)
-        return s;
-    in[11].p = active;
-    in[11].bytes = rays->n;
-    if ((s = check_prims(prims, count, elem, base, 1, &in[12])))
-        return s;
-    if ((s = rp_check_hits(hits, rays->n, out)))
-        return s;
-    out[4] = in[10]; /* tmax is written */
-    return rp_check_overlaps(in, 10, out, 5) ? RP_ERR_ALIAS
-           : rp_check_overlaps(in + 11, 2, out, 5);
+/* The closest-hit kernels' list: rays (tmax written), active, primitives,
+ * records. */
+#define ARGS_CLOSEST (ARGS_RAYS + 1 + ARGS_PRIMS + ARGS_HITS)
+static inline void args_closest(const rp_rays *rays, const uint8_t *active, const void *prims,
+                                size_t count, size_t elem, uint32_t base, const rp_hits *hits,
+                                rp_arg *a) {
+    args_rays(rays, RP_ARG_OUT, a);
+    a[ARGS_RAYS] = arg(active, rays->n, RP_ARG_IN | RP_ARG_OPT);
+    args_prims(prims, count, elem, base, 1, a + ARGS_RAYS + 1);
+    args_hits(hits, rays->n, RP_ARG_OUT, a + ARGS_RAYS + 1 + ARGS_PRIMS);
+}
+
+static RP_COLD rp_status check_closest_exact(const rp_rays *rays, const uint8_t *active,
+                                             const void *prims, size_t count, size_t elem,
+                                             uint32_t base, const rp_hits *hits) {
+    rp_arg a[ARGS_CLOSEST];
+    args_closest(rays, active, prims, count, elem, base, hits, a);
+    return rp_check_args(a, ARGS_CLOSEST);
+}
+
+RP_ALWAYS_INLINE rp_status check_closest(const rp_rays *rays, const uint8_t *active,
+                                         const void *prims, size_t count, size_t elem,
+                                         uint32_t base, const rp_hits *hits) {
+    if (!rays)
+        return RP_ERR_NULL;
+    if (hits && rays_canonical(rays) && hits_canonical(hits)) {
+        /* both from the allocators: the records' t, u, v, prim are one
+         * range of their block, in that order */
+        rp_arg a[ARGS_RAYS_BLOCK + 1 + ARGS_PRIMS + 2];
+        args_rays_block(rays, RP_ARG_OUT, a);
+        a[ARGS_RAYS_BLOCK] = arg(active, rays->n, RP_ARG_IN | RP_ARG_OPT);
+        args_prims(prims, count, elem, base, 1, a + ARGS_RAYS_BLOCK + 1);
+        a[ARGS_RAYS_BLOCK + 1 + ARGS_PRIMS] =
+            arg_status(hits->n != rays->n ? RP_ERR_SIZE_MISMATCH : RP_OK);
+        a[ARGS_RAYS_BLOCK + 2 + ARGS_PRIMS] = arg(hits->t, padded(hits->n) * 16, RP_ARG_OUT);
+        if (args_fast(a, sizeof a / sizeof a[0]))
+            return RP_OK;
+    } else {
+        rp_arg a[ARGS_CLOSEST];
+        args_closest(rays, active, prims, count, elem, base, hits, a);
+        if (args_fast(a, ARGS_CLOSEST))
+            return RP_OK;
+    }
+    return check_closest_exact(rays, active, prims, count, elem, base, hits);
 }
 
 /* ------------------------------------------------------------------ */
 /* Batches                                                              */
 /* ------------------------------------------------------------------ */
-
-#define RP_PAD_FLOATS 16 /* 64 bytes */
-
-static size_t padded(size_t n) { return (n + RP_PAD_FLOATS - 1) / RP_PAD_FLOATS * RP_PAD_FLOATS; }
 
 /* One 64-byte-aligned block of k arrays of n 4-byte elements each. */
 static rp_status alloc_block(size_t n, int k, void **block, size_t *stride) {
@@ -303,27 +512,49 @@ rp_status rp_hits_reset(rp_hits *h) {
 /* Batch kernels: check, then forward to the active variant             */
 /* ------------------------------------------------------------------ */
 
+#define ARGS_INTERSECT (ARGS_RAYS + 5)
+static inline void args_intersect_tail(const rp_rays *rays, const uint8_t *active,
+                                       const rp_aabb *box, const uint8_t *hit,
+                                       const float *tnear, const float *tfar, rp_arg *a) {
+    size_t n = rays->n;
+    a[0] = arg(active, n, RP_ARG_IN | RP_ARG_OPT);
+    /* hit before box: a NULL one is reported before a misaligned box */
+    a[1] = arg(hit, n, RP_ARG_OUT);
+    a[2] = arg(box, n ? sizeof *box : 0, RP_ARG_IN | RP_ARG_ALIGN);
+    a[3] = arg(tnear, n * 4, RP_ARG_OUT | RP_ARG_OPT | RP_ARG_ALIGN);
+    a[4] = arg(tfar, n * 4, RP_ARG_OUT | RP_ARG_OPT | RP_ARG_ALIGN);
+}
+
+static RP_COLD rp_status check_intersect_exact(const rp_rays *rays, const uint8_t *active,
+                                               const rp_aabb *box, const uint8_t *hit,
+                                               const float *tnear, const float *tfar) {
+    rp_arg a[ARGS_INTERSECT];
+    args_rays(rays, RP_ARG_IN, a);
+    args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS);
+    return rp_check_args(a, ARGS_INTERSECT);
+}
+
 rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
                             const rp_aabb *box, uint8_t *hit, float *tnear,
                             float *tfar) {
-    span in[13], out[3];
-    rp_status s = rp_check_rays(rays, in);
-    if (s)
-        return s;
-    if ((!box || !hit) && rays->n)
+    if (!rays)
         return RP_ERR_NULL;
-    if (!aligned4(box) || !aligned4(tnear) || !aligned4(tfar))
-        return RP_ERR_ALIGN;
-    in[11].p = active; in[11].bytes = rays->n;
-    in[12].p = box; in[12].bytes = sizeof *box;
-    out[0].p = hit; out[0].bytes = rays->n;
-    out[1].p = tnear; out[1].bytes = rays->n * 4;
-    out[2].p = tfar; out[2].bytes = rays->n * 4;
-    if ((s = rp_check_overlaps(in, 13, out, 3)))
-        return s;
-    if (rays->n)
+    int ok;
+    if (rays_canonical(rays)) {
+        rp_arg a[ARGS_RAYS_BLOCK + 5];
+        args_rays_block(rays, RP_ARG_IN, a);
+        args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS_BLOCK);
+        ok = args_fast(a, ARGS_RAYS_BLOCK + 5);
+    } else {
+        rp_arg a[ARGS_INTERSECT];
+        args_rays(rays, RP_ARG_IN, a);
+        args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS);
+        ok = args_fast(a, ARGS_INTERSECT);
+    }
+    rp_status s = ok ? RP_OK : check_intersect_exact(rays, active, box, hit, tnear, tfar);
+    if (!s && rays->n)
         rp_kernels_active()->intersect_aabb(rays, active, box, hit, tnear, tfar);
-    return RP_OK;
+    return s;
 }
 
 rp_status rp_closest_aabb(rp_rays *rays, const uint8_t *active,
@@ -347,26 +578,47 @@ rp_status rp_closest_triangle(rp_rays *rays, const uint8_t *active,
     return s;
 }
 
+#define ARGS_OCCLUDED (ARGS_RAYS + 1 + ARGS_PRIMS + 2)
+static inline void args_occluded_tail(const rp_rays *rays, const uint8_t *active,
+                                      const rp_triangle *tris, size_t count, unsigned flags,
+                                      const uint8_t *occluded, rp_arg *a) {
+    a[0] = arg(active, rays->n, RP_ARG_IN | RP_ARG_OPT);
+    args_prims(tris, count, sizeof *tris, 0, 0, a + 1);
+    a[1 + ARGS_PRIMS] = arg(occluded, rays->n, RP_ARG_OUT);
+    a[2 + ARGS_PRIMS] =
+        arg_status(flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT) ? RP_ERR_INVALID : RP_OK);
+}
+
+static RP_COLD rp_status check_occluded_exact(const rp_rays *rays, const uint8_t *active,
+                                              const rp_triangle *tris, size_t count,
+                                              unsigned flags, const uint8_t *occluded) {
+    rp_arg a[ARGS_OCCLUDED];
+    args_rays(rays, RP_ARG_IN, a);
+    args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS);
+    return rp_check_args(a, ARGS_OCCLUDED);
+}
+
 rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
                                const rp_triangle *tris, size_t count,
                                unsigned flags, uint8_t *occluded) {
-    span in[13], out[1];
-    rp_status s = rp_check_rays(rays, in);
-    if (s)
-        return s;
-    in[11].p = active; in[11].bytes = rays->n;
-    if ((s = check_prims(tris, count, sizeof *tris, 0, 0, &in[12])))
-        return s;
-    if (!occluded && rays->n)
+    if (!rays)
         return RP_ERR_NULL;
-    if (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT))
-        return RP_ERR_INVALID;
-    out[0].p = occluded; out[0].bytes = rays->n;
-    if ((s = rp_check_overlaps(in, 13, out, 1)))
-        return s;
-    if (rays->n && count)
+    int ok;
+    if (rays_canonical(rays)) {
+        rp_arg a[ARGS_RAYS_BLOCK + ARGS_OCCLUDED - ARGS_RAYS];
+        args_rays_block(rays, RP_ARG_IN, a);
+        args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS_BLOCK);
+        ok = args_fast(a, ARGS_RAYS_BLOCK + ARGS_OCCLUDED - ARGS_RAYS);
+    } else {
+        rp_arg a[ARGS_OCCLUDED];
+        args_rays(rays, RP_ARG_IN, a);
+        args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS);
+        ok = args_fast(a, ARGS_OCCLUDED);
+    }
+    rp_status s = ok ? RP_OK : check_occluded_exact(rays, active, tris, count, flags, occluded);
+    if (!s && rays->n && count)
         rp_kernels_active()->occluded_triangle(rays, active, tris, count, flags, occluded);
-    return RP_OK;
+    return s;
 }
 
 rp_status rp_closest_sphere(rp_rays *rays, const uint8_t *active,
@@ -434,29 +686,33 @@ static float rd_axis(const rp_ray1 *r, int k) {
     return k == 0 ? r->rdx : k == 1 ? r->rdy : r->rdz;
 }
 
+/* The normals' list: rays (read), primitives, the records t, u, v, prim
+ * (read), then nx, ny, nz (written). */
+#define ARGS_NORMALS (ARGS_RAYS + ARGS_PRIMS + ARGS_HITS + 3)
+static inline void args_normals(const rp_rays *rays, const rp_hits *h, const void *prims,
+                                size_t count, size_t elem, uint32_t base, rp_arg *a) {
+    size_t n = rays->n;
+    args_rays(rays, RP_ARG_IN, a);
+    a += ARGS_RAYS;
+    args_prims(prims, count, elem, base, 1, a);
+    a += ARGS_PRIMS;
+    args_hits(h, n, RP_ARG_IN, a);
+    a += ARGS_HITS;
+    a[0] = arg(h ? h->nx : NULL, n * 4, RP_ARG_OUT | RP_ARG_ALIGN);
+    a[1] = arg(h ? h->ny : NULL, n * 4, RP_ARG_OUT | RP_ARG_ALIGN);
+    a[2] = arg(h ? h->nz : NULL, n * 4, RP_ARG_OUT | RP_ARG_ALIGN);
+}
+
 static rp_status check_normals(const rp_rays *rays, const rp_hits *h,
                                const void *prims, size_t count, size_t elem,
                                uint32_t base) {
-    span in[13], out[7];
-    rp_status s = rp_check_rays(rays, in);
-    if (s)
-        return s;
-    if ((s = check_prims(prims, count, elem, base, 1, &in[11])))
-        return s;
-    if ((s = rp_check_hits(h, rays->n, out)))
-        return s;
-    float *nn[3] = {h->nx, h->ny, h->nz};
-    for (int k = 0; k < 3; k++) {
-        if (!nn[k] && rays->n) return RP_ERR_NULL;
-        if (!aligned4(nn[k])) return RP_ERR_ALIGN;
-        out[4 + k].p = nn[k];
-        out[4 + k].bytes = rays->n * 4;
-    }
-    /* t, u, v, prim are read here: only the normals are outputs */
-    span ins[16];
-    memcpy(ins, in, 12 * sizeof(span));
-    memcpy(ins + 12, out, 4 * sizeof(span));
-    return rp_check_overlaps(ins, 16, out + 4, 3);
+    if (!rays)
+        return RP_ERR_NULL;
+    rp_arg a[ARGS_NORMALS];
+    args_normals(rays, h, prims, count, elem, base, a);
+    if (args_fast(a, ARGS_NORMALS))
+        return RP_OK;
+    return rp_check_args(a, ARGS_NORMALS);
 }
 
 /* Shared loop: for each ray holding one of these primitives, call f. */

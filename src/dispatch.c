@@ -59,7 +59,9 @@ static const char *const names[RP_ISA_COUNT] = {"scalar", "sse41", "avx2", "avx5
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned native_isas;   /* written once under `once` */
 static rp_isa auto_isa;        /* written once under `once` */
-static _Atomic(const rp_kernels *) active;
+/* NULL until init_once stores the first choice (internal.h reads it inline) */
+_Atomic(const rp_kernels *) rp_kernels_active_;
+#define active rp_kernels_active_
 
 unsigned rp_isa_compiled(void) {
     unsigned m = 0;
@@ -108,7 +110,8 @@ unsigned rp_isa_runnable(void) {
     return native | (rp_isa_compiled() & EMULATED_ISAS);
 }
 
-const rp_kernels *rp_kernels_active(void) {
+/* The slow path of rp_kernels_active() (internal.h): the first call. */
+const rp_kernels *rp_kernels_init(void) {
     ensure_init();
     return atomic_load_explicit(&active, memory_order_acquire);
 }

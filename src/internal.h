@@ -8,12 +8,20 @@
 #ifndef RP_INTERNAL_H
 #define RP_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "raypack.h"
 
 #if defined(__GNUC__)
 #define RP_HIDDEN __attribute__((visibility("hidden")))
 #else
 #define RP_HIDDEN
+#endif
+
+#if defined(__GNUC__)
+#define RP_COLD __attribute__((noinline, cold)) /* off the hot path */
+#else
+#define RP_COLD
 #endif
 
 #define RP_PREPARED_MAGIC 0x52505250u /* "RPRP" */
@@ -66,10 +74,38 @@ RP_HIDDEN extern const rp_kernels rp_kernels_avx2;
 RP_HIDDEN extern const rp_kernels rp_kernels_avx512;
 RP_HIDDEN extern const rp_kernels rp_kernels_neon;
 
-/* The table in use (detects the CPU and reads RP_ISA on first call). */
-RP_HIDDEN const rp_kernels *rp_kernels_active(void);
+/* The table in use (detects the CPU and reads RP_ISA on first call).  Every
+ * public call asks for it, so the common case is one acquire load inline:
+ * the pointer is NULL only until the first detection has stored it
+ * (src/dispatch.c), and rp_kernels_init() does that once. */
+RP_HIDDEN extern _Atomic(const rp_kernels *) rp_kernels_active_;
+RP_HIDDEN const rp_kernels *rp_kernels_init(void);
+static inline const rp_kernels *rp_kernels_active(void) {
+    const rp_kernels *k = atomic_load_explicit(&rp_kernels_active_, memory_order_acquire);
+    return k ? k : rp_kernels_init();
+}
 
 /* Argument checks shared by the public entry points (src/api.c). */
+/* One argument of a call: a byte range and what the call does with it.
+ * rp_check_args() walks a list of them in order: a status entry returns its
+ * status if it holds one; a pointer entry is RP_ERR_NULL when NULL with
+ * bytes > 0 (unless RP_ARG_OPT), RP_ERR_ALIGN when RP_ARG_ALIGN and not
+ * 4-byte aligned (checked even when bytes == 0); then RP_ERR_ALIAS if an
+ * output overlaps an input or another output (empty ranges never do). */
+typedef struct rp_arg {
+    const void *p;
+    size_t bytes;   /* read or written; for RP_ARG_STATUS the rp_status */
+    unsigned role;
+} rp_arg;
+enum {
+    RP_ARG_IN = 1u,      /* read */
+    RP_ARG_OUT = 2u,     /* written */
+    RP_ARG_OPT = 4u,     /* NULL allowed (every ray / not wanted) */
+    RP_ARG_ALIGN = 8u,   /* must be 4-byte aligned */
+    RP_ARG_RAYS = 16u,   /* one of the rays' n-float arrays (a hint for the fast path) */
+    RP_ARG_STATUS = 32u  /* not a pointer: bytes holds a status, RP_OK if none */
+};
+RP_HIDDEN rp_status rp_check_args(const rp_arg *args, size_t count);
 typedef struct rp_span { const void *p; size_t bytes; } rp_span; /* a byte range */
 /* The rays' 11 arrays: present, aligned, sized, prepared; fills in[0..10]. */
 RP_HIDDEN rp_status rp_check_rays(const rp_rays *r, rp_span in[11]);
