@@ -2,8 +2,9 @@
  * internal.h - what the pieces of raypack share and users never see: the
  * table of kernel entry points that every variant (scalar, sse41, avx2,
  * avx512, neon) fills, and the per-variant init functions the dispatcher
- * calls.  Kernels behind this table receive arguments that src/api.c has
- * already checked (non-NULL, prepared, no overlaps), so they never fail.
+ * calls.  Kernels behind this table receive arguments that the API layer
+ * (src/api/) has already checked (non-NULL, prepared, no overlaps), so they
+ * never fail.
  */
 #ifndef RP_INTERNAL_H
 #define RP_INTERNAL_H
@@ -85,7 +86,8 @@ static inline const rp_kernels *rp_kernels_active(void) {
     return k ? k : rp_kernels_init();
 }
 
-/* Argument checks shared by the public entry points (src/api.c). */
+/* Argument checks shared by the public entry points (src/api/check.c;
+ * src/api/check.h builds the lists and holds the inlined fast path). */
 /* One argument of a call: a byte range and what the call does with it.
  * rp_check_args() walks a list of them in order: a status entry returns its
  * status if it holds one; a pointer entry is RP_ERR_NULL when NULL with
@@ -116,9 +118,9 @@ RP_HIDDEN rp_status rp_check_overlaps(const rp_span *in, size_t nin, const rp_sp
                                       size_t nout);
 
 /* The geometric normal of triangle t for ray i of a prepared batch:
- * normalize(cross(e1, e2)), negated when the ray sees the back (src/api.c;
- * rp_hits_normals_triangle and rp_scene_normals share it, so both give the
- * same bits). */
+ * normalize(cross(e1, e2)), negated when the ray sees the back
+ * (src/api/geometry.c; rp_hits_normals_triangle and rp_scene_normals share
+ * it, so both give the same bits). */
 RP_HIDDEN rp_vec3 rp_normal_triangle(const rp_rays *rays, size_t i, const rp_triangle *t);
 
 /* CPU features, as a mask of (1u << rp_isa) that run natively. */

@@ -1,0 +1,219 @@
+/*
+ * check.h - how the API layer (src/api/) checks arguments: each entry point
+ * describes its call as a list of rp_arg entries {pointer, bytes, role}
+ * (internal.h) in the order its statuses are reported, built by the helpers
+ * below (the rays, the primitives, the records), and rp_check_args
+ * (check.c) decides the status.  In front of it, args_fast() is inlined
+ * where a list is built (constant length and roles, so it unrolls into
+ * straight-line code and the list never reaches memory) and answers "surely
+ * RP_OK" in O(1); anything else goes to rp_check_args, so every status is
+ * the exact one.  The layout rp_rays_alloc / rp_hits_alloc give a batch is
+ * here too: a batch still laid out that way is known valid inside, and the
+ * fast path bounds it by its block (the expensive part validated once, at
+ * allocation).  Everything here is built at the baseline ISA.
+ */
+#ifndef RP_API_CHECK_H
+#define RP_API_CHECK_H
+
+#if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__) || defined(__SSE4_1__)
+#error "the API layer must be built at the baseline ISA: a wide ISA flag reached it"
+#endif
+
+#include <stddef.h>
+#include <string.h>
+
+#include "internal.h"
+
+#if defined(__clang__)
+#define RP_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define RP_UNROLL _Pragma("GCC unroll 32")
+#else
+#define RP_UNROLL
+#endif
+#if defined(__GNUC__)
+#define RP_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define RP_ALWAYS_INLINE static inline
+#endif
+
+static inline int rp_aligned4(const void *p) { return ((uintptr_t)p & 3u) == 0; }
+
+static inline rp_arg arg(const void *p, size_t bytes, unsigned role) {
+    rp_arg x = {p, bytes, role};
+    return x;
+}
+static inline rp_arg arg_status(rp_status s) { return arg(NULL, (size_t)s, RP_ARG_STATUS); }
+
+/* The fast path in front of rp_check_args: 1 when the list surely passes
+ * (rp_check_args would return RP_OK), 0 when rp_check_args must decide.
+ * Overlaps: nothing can overlap when no output has a byte (every output
+ * holds n elements); the rays' arrays (RP_ARG_RAYS) all hold n floats, so
+ * the written one (tmax) meets another iff their starts are less than
+ * n * 4 bytes apart, and the read ones are bounded by one hull: another
+ * output that meets the hull goes to rp_check_args. */
+RP_ALWAYS_INLINE int args_fast(const rp_arg *a, size_t n) {
+    uintptr_t bad = 0, outbytes = 0;
+    RP_UNROLL for (size_t k = 0; k < n; k++) {
+        uintptr_t p = (uintptr_t)a[k].p;
+        unsigned r = a[k].role;
+        bad |= (uintptr_t)((p == 0) & (a[k].bytes != 0) & !(r & RP_ARG_OPT));
+        bad |= p & ((r & RP_ARG_ALIGN) ? 3u : 0u);
+        outbytes |= (r & RP_ARG_OUT) ? a[k].bytes : 0;
+    }
+    if (bad)
+        return 0;
+    if (!outbytes)
+        return 1;
+    /* [s, e) per entry; NULL or empty: [UINTPTR_MAX, 0), which meets nothing */
+    uintptr_t s[32], e[32], lo = UINTPTR_MAX, hi = 0, fb = 0, alias = 0;
+    RP_UNROLL for (size_t k = 0; k < n; k++) {
+        uintptr_t p = (uintptr_t)a[k].p;
+        int live = (p != 0) & (a[k].bytes != 0) & !(a[k].role & RP_ARG_STATUS);
+        s[k] = live ? p : UINTPTR_MAX;
+        e[k] = live ? p + a[k].bytes : 0;
+        if ((a[k].role & (RP_ARG_RAYS | RP_ARG_IN)) == (RP_ARG_RAYS | RP_ARG_IN)) {
+            lo = s[k] < lo ? s[k] : lo;
+            hi = e[k] > hi ? e[k] : hi;
+            fb = a[k].bytes;
+        }
+    }
+    RP_UNROLL for (size_t k = 0; k < n; k++) {
+        unsigned r = a[k].role;
+        if (!(r & RP_ARG_OUT))
+            continue;
+        if (r & RP_ARG_RAYS) { /* n > 0 here: every ray array is live */
+            RP_UNROLL for (size_t j = 0; j < n; j++)
+                if ((a[j].role & (RP_ARG_RAYS | RP_ARG_IN)) == (RP_ARG_RAYS | RP_ARG_IN))
+                    alias |= (uintptr_t)(s[j] - s[k] + (fb - 1) < 2 * fb - 1);
+        } else {
+            alias |= (uintptr_t)((s[k] < hi) & (lo < e[k]));
+        }
+        RP_UNROLL for (size_t j = 0; j < n; j++) {
+            unsigned q = a[j].role;
+            if (((q & RP_ARG_IN) && !(q & RP_ARG_RAYS)) || ((q & RP_ARG_OUT) && j > k))
+                alias |= (uintptr_t)((s[j] < e[k]) & (s[k] < e[j]));
+        }
+    }
+    return !alias;
+}
+
+/* ---- the allocators' layout ---- */
+
+#define RP_PAD_FLOATS 16 /* 64 bytes */
+
+/* floats per array in a block of rp_rays_alloc / rp_hits_alloc */
+static inline size_t rp_padded(size_t n) {
+    return (n + RP_PAD_FLOATS - 1) / RP_PAD_FLOATS * RP_PAD_FLOATS;
+}
+
+/* Whether a batch's k arrays are still those the allocator laid out: array
+ * i at block + i * stride, stride = rp_padded(n) floats, in the order of
+ * `order` (offsets of the struct's pointer fields).  Then they are present,
+ * 64-byte aligned and disjoint (each holds n <= stride floats). */
+static inline int rp_canonical(const void *s, const void *block, size_t n, const size_t *order,
+                               int k) {
+    if (!block || !n || n > SIZE_MAX / 64)
+        return 0;
+    uintptr_t b = (uintptr_t)block, st = rp_padded(n) * 4, diff = b & 63u;
+    if (b > UINTPTR_MAX - (uintptr_t)k * st) /* no array may wrap to NULL */
+        return 0;
+    for (int i = 0; i < k; i++) {
+        uintptr_t p;
+        memcpy(&p, (const char *)s + order[i], sizeof p);
+        diff |= p ^ (b + (uintptr_t)i * st);
+    }
+    return diff == 0;
+}
+
+/* rp_rays_alloc's order */
+static inline int rays_canonical(const rp_rays *r) {
+    static const size_t order[11] = {
+        offsetof(rp_rays, ox), offsetof(rp_rays, oy), offsetof(rp_rays, oz),
+        offsetof(rp_rays, dx), offsetof(rp_rays, dy), offsetof(rp_rays, dz),
+        offsetof(rp_rays, tmin), offsetof(rp_rays, tmax), offsetof(rp_rays, rdx),
+        offsetof(rp_rays, rdy), offsetof(rp_rays, rdz)};
+    return rp_canonical(r, r->block_, r->n, order, 11);
+}
+/* rp_hits_alloc's order */
+static inline int hits_canonical(const rp_hits *h) {
+    static const size_t order[7] = {
+        offsetof(rp_hits, t), offsetof(rp_hits, u), offsetof(rp_hits, v),
+        offsetof(rp_hits, prim), offsetof(rp_hits, nx), offsetof(rp_hits, ny),
+        offsetof(rp_hits, nz)};
+    return rp_canonical(h, h->block_, h->n, order, 7);
+}
+
+/* ---- the lists' parts ---- */
+
+/* The rays' entries (r != NULL): the count, the 11 arrays (present when
+ * n > 0, 4-byte aligned), then prepared for n.  tmax_role: RP_ARG_IN, or
+ * RP_ARG_OUT for the closest kernels that shorten it. */
+#define ARGS_RAYS 13
+static inline void args_rays(const rp_rays *r, unsigned tmax_role, rp_arg *a) {
+    size_t fb = r->n * sizeof(float);
+    const unsigned in = RP_ARG_IN | RP_ARG_RAYS | RP_ARG_ALIGN;
+    a[0] = arg_status(r->n > SIZE_MAX / sizeof(float) ? RP_ERR_COUNT : RP_OK);
+    a[1] = arg(r->ox, fb, in);
+    a[2] = arg(r->oy, fb, in);
+    a[3] = arg(r->oz, fb, in);
+    a[4] = arg(r->dx, fb, in);
+    a[5] = arg(r->dy, fb, in);
+    a[6] = arg(r->dz, fb, in);
+    a[7] = arg(r->rdx, fb, in);
+    a[8] = arg(r->rdy, fb, in);
+    a[9] = arg(r->rdz, fb, in);
+    a[10] = arg(r->tmin, fb, in);
+    a[11] = arg(r->tmax, fb, tmax_role | RP_ARG_RAYS | RP_ARG_ALIGN);
+    a[12] = arg_status(r->prepared_ != RP_PREPARED_MAGIC || r->prepared_n_ != r->n
+                           ? RP_ERR_NOT_PREPARED : RP_OK);
+}
+
+/* A batch laid out by rp_rays_alloc (rays_canonical), for the fast path
+ * only: its arrays are known present, aligned and disjoint, so ranges of the
+ * block stand for the arrays read (wider than the arrays, so passing
+ * against them implies passing against the arrays) beside tmax. */
+#define ARGS_RAYS_BLOCK 4
+static inline void args_rays_block(const rp_rays *r, unsigned tmax_role, rp_arg *a) {
+    size_t st = rp_padded(r->n) * 4;
+    const char *b = (const char *)r->block_;
+    if (tmax_role == RP_ARG_IN) { /* all read: one range (the rest folds away) */
+        a[0] = arg(b, 11 * st, RP_ARG_IN);
+        a[1] = a[2] = arg(NULL, 0, 0);
+    } else { /* ox .. tmin, tmax, rdx .. rdz */
+        a[0] = arg(b, 7 * st, RP_ARG_IN);
+        a[1] = arg(r->tmax, r->n * 4, tmax_role);
+        a[2] = arg(b + 8 * st, 3 * st, RP_ARG_IN);
+    }
+    a[3] = arg_status(r->prepared_ != RP_PREPARED_MAGIC || r->prepared_n_ != r->n
+                          ? RP_ERR_NOT_PREPARED : RP_OK);
+}
+
+/* Primitives: the byte count, index_base + count (indexed kernels), then
+ * present and aligned when count > 0. */
+#define ARGS_PRIMS 2
+static inline void args_prims(const void *p, size_t count, size_t elem, uint32_t base,
+                              int indexed, rp_arg *a) {
+    a[0] = arg_status(count > SIZE_MAX / elem ? RP_ERR_COUNT
+                      : indexed && count > (size_t)(RP_NO_HIT - base) ? RP_ERR_COUNT : RP_OK);
+    a[1] = arg(count ? p : NULL, count * elem, RP_ARG_IN | RP_ARG_ALIGN);
+}
+
+/* Records: present (when h is NULL the list stops at this status entry;
+ * the rest only pads it), n equal, then t, u, v, prim present and aligned.
+ * role: RP_ARG_OUT (closest kernels) or RP_ARG_IN (the normals read them). */
+#define ARGS_HITS 6
+static inline void args_hits(const rp_hits *h, size_t n, unsigned role, rp_arg *a) {
+    static const rp_hits none;
+    a[0] = arg_status(h ? RP_OK : RP_ERR_NULL);
+    if (!h)
+        h = &none;
+    size_t fb = n * 4;
+    a[1] = arg_status(h->n != n ? RP_ERR_SIZE_MISMATCH : RP_OK);
+    a[2] = arg(h->t, fb, role | RP_ARG_ALIGN);
+    a[3] = arg(h->u, fb, role | RP_ARG_ALIGN);
+    a[4] = arg(h->v, fb, role | RP_ARG_ALIGN);
+    a[5] = arg(h->prim, fb, role | RP_ARG_ALIGN);
+}
+
+#endif
