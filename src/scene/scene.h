@@ -52,6 +52,8 @@ struct rp_scene {
     int built;
     rp_bvh_node *nodes; /* nodes[0] is the root */
     size_t nnodes;
+    uint32_t levels;        /* node levels (the root's is 1): the longest path from the root has
+                             * this many nodes (bounds the traversals' stacks) */
     rp_tri4 *blocks; /* the leaves' triangles, 64-byte aligned */
     size_t nblocks;
     float bound;            /* max |coordinate| over every vertex */

@@ -186,10 +186,13 @@ static int occluded1(walk *wk, unsigned flags) {
     return 0;
 }
 
-/* Every node is pushed at most once per ray, so nnodes entries suffice. */
+/* Depth first: a node pops one entry and pushes at most RP_BVH_WIDTH, so
+ * RP_BVH_WIDTH entries per level of the path from the root, plus one,
+ * suffice. */
 static int walk_init(walk *wk, const rp_scene *s, sentry *local, size_t nlocal) {
+    size_t cap = (size_t)RP_BVH_WIDTH * s->levels + 1;
     wk->s = s;
-    wk->stack = s->nnodes <= nlocal ? local : malloc(s->nnodes * sizeof(sentry));
+    wk->stack = cap <= nlocal ? local : malloc(cap * sizeof(sentry));
     return wk->stack != NULL;
 }
 

@@ -181,6 +181,27 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
     return 0;
 }
 
+/* Closest: writes ray i's record (and tmax, mesh) for the best hit bb, if
+ * any, as rp_scene_closest_ref does (u, v recomputed by the reference). */
+RP_INLINE void qray_finish(const rp_scene *s, rp_rays *rays, size_t i, const qray *q,
+                           const qbest *bb, unsigned flags, rp_hits *hits, uint32_t *mesh) {
+    if (bb->g == RP_NO_HIT)
+        return;
+    rp_triangle tri;
+    rp_scene_tri(s, bb->slot, &tri);
+    rp_wt_eval e = rp_ref_wt_eval(&q->r, &q->w, &tri, flags);
+    float u, v;
+    rp_ref_wt_uv(&e, &u, &v);
+    uint32_t m = rp_scene_mesh_of(s, bb->g);
+    rays->tmax[i] = q->r.tmax;
+    hits->t[i] = q->r.tmax;
+    hits->u[i] = u;
+    hits->v[i] = v;
+    hits->prim[i] = bb->g - s->mesh_first[m];
+    if (mesh)
+        mesh[i] = m;
+}
+
 /* A stacked child: a node (count 0) or a leaf, and its entry. */
 typedef struct qentry {
     uint32_t child, count;
@@ -193,7 +214,8 @@ typedef struct qentry {
  * often), the others are pushed farthest first; leaves are tested when
  * popped.  (The reference tests a node's leaves before its inner children;
  * the order changes nothing in the result, a minimum.)  stack: room for
- * RP_BVH_WIDTH * nnodes + 1 entries (each child is pushed at most once). */
+ * RP_BVH_WIDTH * s->levels + 1 entries (at most RP_BVH_WIDTH - 1 pushed per
+ * level of the path from the root). */
 RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned flags,
                         rp_hits *hits, uint32_t *mesh, int closest, qentry *stack) {
     qray q;
@@ -241,20 +263,7 @@ RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned fla
             e = (qentry){nd->child[kid[0]], nd->count[kid[0]], ent[kid[0]]};
         }
     }
-    if (!closest || bb.g == RP_NO_HIT)
-        return 0;
-    rp_triangle tri;
-    rp_scene_tri(s, bb.slot, &tri);
-    rp_wt_eval e = rp_ref_wt_eval(&q.r, &q.w, &tri, flags);
-    float u, v;
-    rp_ref_wt_uv(&e, &u, &v);
-    uint32_t m = rp_scene_mesh_of(s, bb.g);
-    rays->tmax[i] = q.r.tmax;
-    hits->t[i] = q.r.tmax;
-    hits->u[i] = u;
-    hits->v[i] = v;
-    hits->prim[i] = bb.g - s->mesh_first[m];
-    if (mesh)
-        mesh[i] = m;
+    if (closest)
+        qray_finish(s, rays, i, &q, &bb, flags, hits, mesh);
     return 0;
 }

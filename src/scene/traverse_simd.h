@@ -23,7 +23,7 @@
  */
 #include "scene/scene.h"
 
-#define RP_SCENE_STACK 64
+#define RP_SCENE_STACK 128 /* stack entries on the C stack: trees of up to 31 levels */
 
 /* The packet's ray state for the box test: the grown origins (near and far
  * plane of each axis, by the lane's sign: rp_ref_slab_wt_entry). */
@@ -253,7 +253,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
             kids[j] = (pentry){nd->child[k], en};
         }
         if (sp + (size_t)nk > cap)
-            return RP_ERR_NOMEM; /* cannot happen: cap = nodes */
+            return RP_ERR_NOMEM; /* cannot happen: cap = RP_BVH_WIDTH * levels + 1 */
         for (int j = 0; j < nk; j++) /* farthest first */
             stack[sp++] = kids[j];
     }
@@ -295,12 +295,18 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
     if (!(flags & RP_WATERTIGHT)) /* Moller-Trumbore: the reference (see top) */
         return closest ? rp_scene_closest_ref(s, rays, active, flags, hits, mesh)
                        : rp_scene_occluded_ref(s, rays, active, flags, occluded);
-    /* packets push every node at most once, one ray every child at most once */
+    /* Both walks are depth first: a node pops one entry and pushes at most
+     * RP_BVH_WIDTH, so the stack never holds more than RP_BVH_WIDTH entries
+     * per level on the path from the root, plus one.  (It was nnodes
+     * entries: 1.2 MB for a one-ray call on the bunny, freshly mapped and
+     * faulted in on every call.) */
     pentry local[RP_SCENE_STACK];
-    qentry rlocal[RP_BVH_WIDTH * RP_SCENE_STACK + 1];
-    size_t cap = s->nnodes <= RP_SCENE_STACK ? RP_SCENE_STACK : s->nnodes;
+    qentry rlocal[RP_SCENE_STACK];
+    size_t cap = (size_t)RP_BVH_WIDTH * s->levels + 1;
+    if (cap < RP_SCENE_STACK)
+        cap = RP_SCENE_STACK;
     pentry *stack = cap == RP_SCENE_STACK ? local : malloc(cap * sizeof *stack);
-    qentry *rstack = cap == RP_SCENE_STACK ? rlocal : malloc((RP_BVH_WIDTH * cap + 1) * sizeof *rstack);
+    qentry *rstack = cap == RP_SCENE_STACK ? rlocal : malloc(cap * sizeof *rstack);
     if (!stack || !rstack) {
         if (stack != local)
             free(stack);
