@@ -148,10 +148,13 @@ RP_INLINE float vf_hmin(vf a, vm m) {
     /* lanes outside m: +inf; NaN (bounds nothing): -inf */
     a = vf_select(vf_eq(a, a), a, vf_set1(-INFINITY));
     vf_storeu(x, vf_select(m, a, vf_set1(INFINITY)));
-    float r = x[0];
-    for (int l = 1; l < V_W; l++)
-        r = x[l] < r ? x[l] : r;
-    return r;
+    /* pairwise, log2(V_W) dependent steps (a chain of V_W - 1 was 5% of
+     * bunny diffuse on AVX-512); with no NaN left the order does not
+     * change the minimum */
+    for (int w = V_W / 2; w >= 1; w /= 2)
+        for (int l = 0; l < w; l++)
+            x[l] = x[l + w] < x[l] ? x[l + w] : x[l];
+    return x[0];
 }
 
 /* One packet (rays i .. i+m-1) down the tree.  closest: keep the nearest;
