@@ -110,7 +110,7 @@
 #include "raypack.h"
 
 #include "../fpenv.h" /* --fpenv */
-#include "../guard.h" /* guards are poisoned too: over-reads are caught */
+#include "../harness.h" /* arrays, kernels, guard buffers, the call switch (shared with rp_fuzz) */
 
 _Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
 _Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
@@ -123,7 +123,6 @@ _Static_assert(sizeof(rp_plane) == 4 * sizeof(float), "rp_plane is 4 floats");
 #define TAP_LIKE_PRINTF
 #endif
 
-#define GUARD 64          /* pattern bytes before and after every array */
 #define MAX_CHUNKS 3
 #define MAX_MESHES 4      /* scene cases: up to three meshes and an empty one */
 #define BRUTE_BASE 0x80000000u /* index_base of the brute-force run of a scene case */
@@ -176,9 +175,7 @@ static float special(rng *r) {
 /* ------------------------------------------------------------------ */
 /* Kernels under test                                                   */
 /* ------------------------------------------------------------------ */
-enum { F_BOX, F_TRI, F_SPHERE, F_PLANE };
-enum { K_INTERSECT, K_CLOSEST, K_OCCLUDED };
-
+/* families, kinds and the six public kernels: harness.h */
 typedef struct kdesc {
     const char *name;
     const char *alias; /* the normals routine checked after it */
@@ -210,31 +207,15 @@ static const kdesc kernels[] = {
 };
 #define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
 
-static const int prim_floats[] = {6, 9, 4, 4}; /* by family */
+/* floats per primitive, by family */
+#define prim_floats(family) ((int)th_kernels[th_kernel_of((family), K_CLOSEST)].prim_floats)
 
 /* ------------------------------------------------------------------ */
 /* Arrays of a case                                                     */
 /* ------------------------------------------------------------------ */
-enum {
-    A_OX, A_OY, A_OZ, A_DX, A_DY, A_DZ, A_TMIN, A_TMAX, A_RDX, A_RDY, A_RDZ,
-    A_HT, A_HU, A_HV, A_HPRIM, A_HNX, A_HNY, A_HNZ,
-    A_HIT, A_TNEAR, A_TFAR, A_OCC, A_ACTIVE, A_PRIMS,
-    A_MESH, A_XYZ, A_IDX, /* scene cases: mesh ids; the indexed meshes' vertices and indices */
-    A_COUNT
-};
-enum { T_F32, T_U32, T_U8, T_PRIM };
-static const char *const anames[A_COUNT] = {
-    "rays.ox", "rays.oy", "rays.oz", "rays.dx", "rays.dy", "rays.dz",
-    "rays.tmin", "rays.tmax", "rays.rdx", "rays.rdy", "rays.rdz",
-    "hits.t", "hits.u", "hits.v", "hits.prim", "hits.nx", "hits.ny", "hits.nz",
-    "hit", "tnear", "tfar", "occluded", "active", "primitives",
-    "mesh", "vertices", "indices"};
-static int atype(int a) {
-    if (a == A_HPRIM || a == A_MESH || a == A_IDX) return T_U32;
-    if (a == A_HIT || a == A_OCC || a == A_ACTIVE) return T_U8;
-    if (a == A_PRIMS) return T_PRIM;
-    return T_F32;
-}
+/* the arrays (A_*), their names and types: harness.h */
+#define anames th_array_names
+#define atype th_array_type
 
 typedef struct ccase {
     int k;              /* index in kernels[] */
@@ -505,7 +486,7 @@ static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
     }
     const float *p = NULL;
     if (c->count)
-        p = prims + (size_t)prim_floats[family] * below(r, (uint32_t)c->count);
+        p = prims + (size_t)prim_floats(family) * below(r, (uint32_t)c->count);
     switch (kind) {
     case R_AIM: {
         float pt[3];
@@ -863,7 +844,7 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
         int t = atype(a);
         size_t esz = t == T_U8 ? 1 : 4;
         if (t == T_PRIM)
-            c->bytes[a] = count * (size_t)prim_floats[kd->family] * sizeof(float);
+            c->bytes[a] = count * (size_t)prim_floats(kd->family) * sizeof(float);
         else
             c->bytes[a] = n * esz;
         c->off[a] = (size_t)below(&r, 16) * (t == T_U8 ? 1 : 4);
@@ -871,7 +852,7 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
     }
 
     /* primitives */
-    int pf = prim_floats[kd->family];
+    int pf = prim_floats(kd->family);
     float *prims = F(c, A_PRIMS);
     for (size_t j = 0; j < count; j++) {
         float *p = prims + j * (size_t)pf;
@@ -983,8 +964,7 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
 #define MAX_STATUS 8
 
 typedef struct run {
-    unsigned char *buf[A_COUNT]; /* guard, data, guard */
-    size_t total[A_COUNT];
+    th_buf g[A_COUNT]; /* guard, offset, data, guard (harness.h) */
     unsigned char *rd_after_prepare[3];
     rp_status st[MAX_STATUS];
     int nst;
@@ -993,17 +973,14 @@ typedef struct run {
     char scene_msg[200]; /* ... the first thing that did */
 } run;
 
-static unsigned char guard_byte(size_t pos, int a) {
-    return (unsigned char)(0xa5 ^ (pos * 0x3b) ^ ((unsigned)a * 0x11));
-}
-
 static unsigned char *data(const ccase *c, const run *r, int a) {
-    return r->buf[a] + GUARD + c->off[a];
+    (void)c;
+    return r->g[a].p;
 }
 
 static void run_free(run *r) {
     for (int a = 0; a < A_COUNT; a++)
-        free(r->buf[a]);
+        th_buf_free(&r->g[a]);
     for (int k = 0; k < 3; k++)
         free(r->rd_after_prepare[k]);
     memset(r, 0, sizeof *r);
@@ -1022,28 +999,12 @@ static void run_scene(const ccase *c, run *r, rp_rays *rays, rp_hits *hits, cons
 static void run_case_mode(const ccase *c, run *r, rp_isa isa, int brute) {
     const kdesc *kd = &kernels[c->k];
     memset(r, 0, sizeof *r);
-    for (int a = 0; a < A_COUNT; a++) {
-        if (!c->used[a]) continue;
-        size_t total = GUARD + c->off[a] + c->bytes[a] + GUARD;
-        total = (total + 63) / 64 * 64;
-        r->buf[a] = aligned_alloc(64, total);
-        if (!r->buf[a]) { fprintf(stderr, "rp_check: out of memory\n"); exit(2); }
-        r->total[a] = total;
-        for (size_t p = 0; p < total; p++)
-            r->buf[a][p] = guard_byte(p, a);
-        if (c->bytes[a])
-            memcpy(data(c, r, a), c->init[a], c->bytes[a]);
-        POISON(r->buf[a], GUARD + c->off[a]);
-        POISON(data(c, r, a) + c->bytes[a], total - (GUARD + c->off[a] + c->bytes[a]));
-    }
+    for (int a = 0; a < A_COUNT; a++)
+        if (c->used[a])
+            th_buf_new(&r->g[a], a, c->init[a], c->bytes[a], c->off[a]);
 #define FP(a) ((float *)(void *)data(c, r, a))
     rp_rays rays;
-    memset(&rays, 0, sizeof rays);
-    rays.n = c->n;
-    rays.ox = FP(A_OX); rays.oy = FP(A_OY); rays.oz = FP(A_OZ);
-    rays.dx = FP(A_DX); rays.dy = FP(A_DY); rays.dz = FP(A_DZ);
-    rays.tmin = FP(A_TMIN); rays.tmax = FP(A_TMAX);
-    rays.rdx = FP(A_RDX); rays.rdy = FP(A_RDY); rays.rdz = FP(A_RDZ);
+    th_rays_of(&rays, c->n, r->g);
     add_status(r, rp_rays_prepare(&rays));
     for (int k = 0; k < 3; k++) {
         r->rd_after_prepare[k] = xcalloc(c->bytes[A_RDX + k]);
@@ -1051,17 +1012,13 @@ static void run_case_mode(const ccase *c, run *r, rp_isa isa, int brute) {
     }
     rp_hits hits;
     memset(&hits, 0, sizeof hits);
-    if (kd->kind == K_CLOSEST) {
-        hits.n = c->n;
-        hits.t = FP(A_HT); hits.u = FP(A_HU); hits.v = FP(A_HV);
-        hits.prim = (uint32_t *)(void *)data(c, r, A_HPRIM);
-        hits.nx = FP(A_HNX); hits.ny = FP(A_HNY); hits.nz = FP(A_HNZ);
-    }
+    if (kd->kind == K_CLOSEST)
+        th_hits_of(&hits, c->n, r->g);
     const rp_rays rays0 = rays;
     const rp_hits hits0 = hits;
     const uint8_t *active = c->used[A_ACTIVE] ? data(c, r, A_ACTIVE) : NULL;
     const unsigned char *prims = data(c, r, A_PRIMS);
-    size_t psz = (size_t)prim_floats[kd->family] * sizeof(float);
+    size_t psz = (size_t)prim_floats(kd->family) * sizeof(float);
 
     rp_status s = rp_set_isa(isa);
     if (s != RP_OK) {
@@ -1070,53 +1027,30 @@ static void run_case_mode(const ccase *c, run *r, rp_isa isa, int brute) {
     }
     if (kd->scene) {
         run_scene(c, r, &rays, &hits, active, brute);
-    } else if (kd->kind == K_INTERSECT) {
-        add_status(r, rp_intersect_aabb(&rays, active, (const rp_aabb *)(const void *)prims,
-                                        data(c, r, A_HIT),
-                                        c->used[A_TNEAR] ? FP(A_TNEAR) : NULL,
-                                        c->used[A_TFAR] ? FP(A_TFAR) : NULL));
     } else {
+        /* the public calls, chunk after chunk (intersect: one box, one call) */
+        int tk = th_kernel_of(kd->family, kd->kind);
+        uint8_t *hit = c->used[A_HIT] ? data(c, r, A_HIT) : NULL;
+        uint8_t *occ = c->used[A_OCC] ? data(c, r, A_OCC) : NULL;
+        float *tnear = c->used[A_TNEAR] ? FP(A_TNEAR) : NULL;
+        float *tfar = c->used[A_TFAR] ? FP(A_TFAR) : NULL;
         size_t start = 0;
-        for (int ch = 0; ch < c->nchunks; ch++) {
-            size_t end = c->chunk_end[ch], cnt = end - start;
-            const void *pp = prims + start * psz;
-            uint32_t b = c->base + (uint32_t)start;
-            switch (kd->kind == K_OCCLUDED ? -1 : kd->family) {
-            case -1:
-                add_status(r, rp_occluded_triangle(&rays, active, (const rp_triangle *)pp, cnt,
-                                                   c->flags, data(c, r, A_OCC)));
-                break;
-            case F_BOX:
-                add_status(r, rp_closest_aabb(&rays, active, (const rp_aabb *)pp, cnt, b, &hits));
-                break;
-            case F_TRI:
-                add_status(r, rp_closest_triangle(&rays, active, (const rp_triangle *)pp, cnt, b,
-                                                  c->flags, &hits));
-                break;
-            case F_SPHERE:
-                add_status(r, rp_closest_sphere(&rays, active, (const rp_sphere *)pp, cnt, b, &hits));
-                break;
-            default:
-                add_status(r, rp_closest_plane(&rays, active, (const rp_plane *)pp, cnt, b, &hits));
-                break;
-            }
+        for (int ch = 0; ch < (kd->kind == K_INTERSECT ? 1 : c->nchunks); ch++) {
+            size_t end = kd->kind == K_INTERSECT ? c->count : c->chunk_end[ch], cnt = end - start;
+            add_status(r, th_call(tk, c->flags, &rays, active, prims + start * psz, cnt,
+                                  c->base + (uint32_t)start, &hits, hit, tnear, tfar, occ));
             start = end;
         }
     }
     /* normals are scalar code for every variant, from the variant's records */
     rp_set_isa(RP_ISA_SCALAR);
-    if (kd->kind == K_CLOSEST && !kd->scene) {
-        switch (kd->family) {
-        case F_BOX: add_status(r, rp_hits_normals_aabb(&rays, &hits, (const rp_aabb *)(const void *)prims, c->count, c->base)); break;
-        case F_TRI: add_status(r, rp_hits_normals_triangle(&rays, &hits, (const rp_triangle *)(const void *)prims, c->count, c->base)); break;
-        case F_SPHERE: add_status(r, rp_hits_normals_sphere(&rays, &hits, (const rp_sphere *)(const void *)prims, c->count, c->base)); break;
-        default: add_status(r, rp_hits_normals_plane(&rays, &hits, (const rp_plane *)(const void *)prims, c->count, c->base)); break;
-        }
-    }
+    rp_status ns;
+    if (!kd->scene && th_call_normals(th_kernel_of(kd->family, kd->kind), &rays, &hits, prims,
+                                      c->count, c->base, &ns))
+        add_status(r, ns);
     r->struct_changed = memcmp(&rays0, &rays, sizeof rays) != 0 || memcmp(&hits0, &hits, sizeof hits) != 0;
     for (int a = 0; a < A_COUNT; a++)
-        if (r->buf[a])
-            UNPOISON(r->buf[a], r->total[a]);
+        th_buf_unpoison(&r->g[a]);
 #undef FP
 }
 
@@ -1262,7 +1196,7 @@ static void run_scene(const ccase *c, run *r, rp_rays *rays, rp_hits *hits, cons
 /* ------------------------------------------------------------------ */
 /* Comparing and reporting                                              */
 /* ------------------------------------------------------------------ */
-static size_t elem_size(int a) { return atype(a) == T_U8 ? 1 : 4; }
+static size_t elem_size(int a) { return th_array_elem(a); }
 
 static uint32_t elem_bits(const unsigned char *p, int a, size_t i) {
     if (elem_size(a) == 1)
@@ -1283,7 +1217,7 @@ static void print_elem(const unsigned char *p, int a, size_t i) {
 }
 
 static void print_prim(const ccase *c, size_t j) {
-    int fam = kernels[c->k].family, pf = prim_floats[fam];
+    int fam = kernels[c->k].family, pf = prim_floats(fam);
     const float *p = F(c, A_PRIMS) + j * (size_t)pf;
     printf("    primitive %zu (record %" PRIu32 "): ", j, c->base + (uint32_t)j);
     switch (fam) {
@@ -1329,18 +1263,14 @@ static int check_integrity(const ccase *c, const run *r, const char *who, int pr
     int bad = 0;
     for (int a = 0; a < A_COUNT; a++) {
         if (!c->used[a]) continue;
-        size_t lo = GUARD + c->off[a], hi = lo + c->bytes[a];
-        for (size_t p = 0; p < r->total[a]; p++) {
-            if (p == lo) p = hi;
-            if (p >= r->total[a]) break;
-            if (r->buf[a][p] != guard_byte(p, a)) {
-                if (print)
-                    printf("  %s: guard bytes of %s overwritten: byte %s%zu %s the array is 0x%02x, expected 0x%02x\n",
-                           who, anames[a], p < lo ? "-" : "+", p < lo ? lo - p : p - hi,
-                           p < lo ? "before" : "after", r->buf[a][p], guard_byte(p, a));
-                bad++;
-                break;
-            }
+        const th_buf *g = &r->g[a];
+        size_t lo = g->lead, hi = lo + g->bytes, p = th_buf_first_bad(g);
+        if (p != SIZE_MAX) {
+            if (print)
+                printf("  %s: guard bytes of %s overwritten: byte %s%zu %s the array is 0x%02x, expected 0x%02x\n",
+                       who, anames[a], p < lo ? "-" : "+", p < lo ? lo - p : p - hi,
+                       p < lo ? "before" : "after", g->block[p], th_guard_byte(p, a));
+            bad++;
         }
         const unsigned char *want = c->init[a];
         if (a >= A_RDX && a <= A_RDZ)
@@ -1406,7 +1336,7 @@ static void describe_case(const ccase *c) {
  * lane) against the primitives idx[0..m-1] (increasing), as one chunk with
  * the same interval, record and flags. */
 static void make_sub(ccase *s, const ccase *c, size_t i, const size_t *idx, size_t m, size_t n) {
-    int pf = prim_floats[kernels[c->k].family];
+    int pf = prim_floats(kernels[c->k].family);
     size_t psz = (size_t)pf * sizeof(float);
     memset(s, 0, sizeof *s);
     s->k = c->k;

@@ -77,45 +77,25 @@
 #include <string.h>
 
 #include "../fpenv.h" /* rp_fpenv_set / rp_fpenv_restore */
-#include "../guard.h" /* POISON / UNPOISON of guard bytes */
+#include "../harness.h" /* arrays, kernels, guard buffers, the call switch (shared with rp_check) */
 #include "raypack.h"
 #include "scalar/ref.h" /* the watertight test and rp_ref_slab_wt, for the box property */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-enum { K_INTERSECT_AABB, K_CLOSEST_AABB, K_CLOSEST_TRIANGLE, K_OCCLUDED_TRIANGLE,
-       K_CLOSEST_SPHERE, K_CLOSEST_PLANE, K_COUNT };
-static const char *const kernel_names[K_COUNT] = {
-    "intersect_aabb", "closest_aabb", "closest_triangle", "occluded_triangle",
-    "closest_sphere", "closest_plane"};
-/* floats per primitive, by kernel */
-static const size_t prim_floats[K_COUNT] = {6, 6, 9, 9, 4, 4};
+/* the six kernels (TH_*, their names and primitive sizes): harness.h */
 
 #define MAX_N 100
 #define MAX_COUNT 32
 #define MAX_CHUNKS 4
 
 /* ------------------------------------------------------------------ */
-/* Arrays: one slot per array the kernels see                          */
+/* Arrays: the harness's A_* (harness.h); this target uses A_OX .. A_PRIMS */
 /* ------------------------------------------------------------------ */
-enum {
-    S_OX, S_OY, S_OZ, S_DX, S_DY, S_DZ, S_TMIN, S_TMAX, S_RDX, S_RDY, S_RDZ,
-    S_ACTIVE, S_PRIMS,
-    S_HT, S_HU, S_HV, S_HPRIM, S_HNX, S_HNY, S_HNZ,
-    S_HIT, S_TNEAR, S_TFAR, S_OCCLUDED,
-    S_COUNT
-};
-static const char *const slot_names[S_COUNT] = {
-    "rays.ox", "rays.oy", "rays.oz", "rays.dx", "rays.dy", "rays.dz",
-    "rays.tmin", "rays.tmax", "rays.rdx", "rays.rdy", "rays.rdz",
-    "active", "primitives",
-    "hits.t", "hits.u", "hits.v", "hits.prim", "hits.nx", "hits.ny", "hits.nz",
-    "hit", "tnear", "tfar", "occluded"};
-/* element size: bytes for masks and flags, else 4 */
-static size_t slot_elem(int s) {
-    return (s == S_ACTIVE || s == S_HIT || s == S_OCCLUDED) ? 1 : 4;
+#define S_USED A_MESH /* the arrays after A_PRIMS are the scene cases' (rp_check) */
+static int slot_is_output(int s) {
+    return s == A_TMAX || (s >= A_RDX && s <= A_RDZ) || (s >= A_HT && s <= A_OCC);
 }
-static int slot_is_output(int s) { return s >= S_HT || s == S_TMAX || (s >= S_RDX && s <= S_RDZ); }
 
 /* A test case: original contents of every slot plus the call parameters. */
 typedef struct fcase {
@@ -126,58 +106,26 @@ typedef struct fcase {
     unsigned flags, chunks, in_off, out_off, nan_mode;
     int fpenv; /* index into rp_fpenv_names */
     uint32_t index_base;
-    size_t bytes[S_COUNT];
-    unsigned char *orig[S_COUNT];
+    size_t bytes[S_USED];
+    unsigned char *orig[S_USED];
 } fcase;
 
-/* Guarded array: [lead guard][offset][data][trail guard] in one 64-aligned
- * block; the guards hold GUARD_BYTE and are poisoned under ASan. */
-#define GUARD 64
-#define GUARD_BYTE 0xA5
-typedef struct gbuf {
-    unsigned char *block, *p;
-    size_t lead, bytes;
-} gbuf;
-
-static void gbuf_new(gbuf *g, const void *src, size_t bytes, size_t offset) {
-    g->lead = GUARD + offset;
-    g->bytes = bytes;
-    void *blk = NULL;
-    if (posix_memalign(&blk, 64, g->lead + bytes + GUARD) != 0) {
-        fprintf(stderr, "rp_fuzz: out of memory\n");
-        abort();
-    }
-    g->block = blk;
-    g->p = g->block + g->lead;
-    memset(g->block, GUARD_BYTE, g->lead);
-    if (bytes)
-        memcpy(g->p, src, bytes);
-    memset(g->p + bytes, GUARD_BYTE, GUARD);
-    POISON(g->block, g->lead);
-    POISON(g->p + bytes, GUARD);
-}
-
-/* Returns 0 if both guards are intact, else prints which one was hit. */
-static int gbuf_check_free(gbuf *g, const char *name, const char *isa) {
+/* Guard buffers (harness.h): 0 if both guards are intact, else prints
+ * which one was hit; frees the buffer. */
+static int gbuf_check_free(th_buf *g, const char *name, const char *isa) {
     int bad = 0;
-    UNPOISON(g->block, g->lead);
-    UNPOISON(g->p + g->bytes, GUARD);
-    for (size_t i = 0; i < g->lead; i++)
-        if (g->block[i] != GUARD_BYTE) {
-            fprintf(stderr, "rp_fuzz: %s: wrote %zu bytes before the start of %s\n",
-                    isa, g->lead - i, name);
-            bad = 1;
-            break;
-        }
-    for (size_t i = 0; i < GUARD; i++)
-        if (g->p[g->bytes + i] != GUARD_BYTE) {
-            fprintf(stderr, "rp_fuzz: %s: wrote past the end of %s (byte %zu after it)\n",
-                    isa, name, i);
-            bad = 1;
-            break;
-        }
-    free(g->block);
-    g->block = g->p = NULL;
+    th_buf_unpoison(g);
+    size_t i = th_buf_first_bad(g);
+    if (i != SIZE_MAX && i < g->lead) {
+        fprintf(stderr, "rp_fuzz: %s: wrote %zu bytes before the start of %s\n", isa, g->lead - i,
+                name);
+        bad = 1;
+    } else if (i != SIZE_MAX) {
+        fprintf(stderr, "rp_fuzz: %s: wrote past the end of %s (byte %zu after it)\n", isa, name,
+                i - g->lead - g->bytes);
+        bad = 1;
+    }
+    th_buf_free(g);
     return bad;
 }
 
@@ -262,7 +210,7 @@ static float next_nan(stream *s) { return u2f(nans[next_byte(s) % 6]); }
 /* Parsing                                                              */
 /* ------------------------------------------------------------------ */
 static void fcase_free(fcase *c) {
-    for (int k = 0; k < S_COUNT; k++) {
+    for (int k = 0; k < S_USED; k++) {
         free(c->orig[k]);
         c->orig[k] = NULL;
     }
@@ -279,18 +227,18 @@ static void *xcalloc(size_t n) {
 
 /* A point on or near primitive j, to aim a ray at. */
 static void aim_point(const fcase *c, const float *prims, size_t j, stream *s, float t[3]) {
-    const float *p = prims + j * prim_floats[c->kernel];
+    const float *p = prims + j * th_kernels[c->kernel].prim_floats;
     switch (c->kernel) {
-    case K_INTERSECT_AABB:
-    case K_CLOSEST_AABB:
+    case TH_INTERSECT_AABB:
+    case TH_CLOSEST_AABB:
         for (int k = 0; k < 3; k++) {
             float a = p[k], b = p[3 + k];
             float w = (float)(next_byte(s) % 5) * 0.25f; /* corners, faces, middle */
             t[k] = a + (b - a) * w;
         }
         break;
-    case K_CLOSEST_TRIANGLE:
-    case K_OCCLUDED_TRIANGLE: {
+    case TH_CLOSEST_TRIANGLE:
+    case TH_OCCLUDED_TRIANGLE: {
         /* barycentric weights in quarters, sometimes on an edge or vertex */
         float w1 = (float)(next_byte(s) % 5) * 0.25f;
         float w2 = (float)(next_byte(s) % 5) * 0.25f;
@@ -299,7 +247,7 @@ static void aim_point(const fcase *c, const float *prims, size_t j, stream *s, f
             t[k] = w0 * p[k] + w1 * p[3 + k] + w2 * p[6 + k];
         break;
     }
-    case K_CLOSEST_SPHERE:
+    case TH_CLOSEST_SPHERE:
         for (int k = 0; k < 3; k++)
             t[k] = p[k];
         t[next_byte(s) % 3] += p[3] * (float)(next_byte(s) % 3) * 0.5f;
@@ -325,16 +273,16 @@ static void parse(const uint8_t *data, size_t size, fcase *c) {
     uint8_t b0 = next_byte(&s), b1 = next_byte(&s), b2 = next_byte(&s);
     uint8_t b3 = next_byte(&s), b4 = next_byte(&s), b5 = next_byte(&s);
     uint32_t base = next_u32(&s);
-    c->kernel = b0 % K_COUNT;
-    c->fpenv = (b0 / K_COUNT) % RP_FPENV_COUNT;
+    c->kernel = b0 % TH_NKERNELS;
+    c->fpenv = (b0 / TH_NKERNELS) % RP_FPENV_COUNT;
     c->n = b1 % (MAX_N + 1);
     c->count = b2 % (MAX_COUNT + 1);
-    if (c->kernel == K_INTERSECT_AABB)
+    if (c->kernel == TH_INTERSECT_AABB)
         c->count = 1;
     c->use_active = b3 & 1;
     c->flags = (b3 & 2) ? RP_CULL_BACKFACE : 0;
-    if (c->kernel == K_CLOSEST_TRIANGLE || c->kernel == K_OCCLUDED_TRIANGLE) {
-        c->watertight = (b0 / (K_COUNT * RP_FPENV_COUNT)) & 1;
+    if (c->kernel == TH_CLOSEST_TRIANGLE || c->kernel == TH_OCCLUDED_TRIANGLE) {
+        c->watertight = (b0 / (TH_NKERNELS * RP_FPENV_COUNT)) & 1;
         if (c->watertight)
             c->flags |= RP_WATERTIGHT;
     }
@@ -349,15 +297,15 @@ static void parse(const uint8_t *data, size_t size, fcase *c) {
     c->nan_mode = (b5 >> 5) & 3;
     c->aim = b5 >> 7;
 
-    size_t n = c->n, pf = prim_floats[c->kernel];
-    for (int k = 0; k < S_COUNT; k++) {
-        size_t elems = k == S_PRIMS ? c->count * pf : n;
-        c->bytes[k] = elems * slot_elem(k);
+    size_t n = c->n, pf = th_kernels[c->kernel].prim_floats;
+    for (int k = 0; k < S_USED; k++) {
+        size_t elems = k == A_PRIMS ? c->count * pf : n;
+        c->bytes[k] = elems * th_array_elem(k);
         c->orig[k] = xcalloc(c->bytes[k]);
     }
 
     /* primitives */
-    float *prims = (float *)(void *)c->orig[S_PRIMS];
+    float *prims = (float *)(void *)c->orig[A_PRIMS];
     int nan_prims = c->nan_mode >= 2;
     for (size_t i = 0; i < c->count * pf; i++)
         prims[i] = nan_prims ? next_nan(&s) : next_float(&s);
@@ -366,7 +314,7 @@ static void parse(const uint8_t *data, size_t size, fcase *c) {
     int nan_rays = c->nan_mode == 1 || c->nan_mode == 3;
     float *f[8];
     for (int k = 0; k < 8; k++)
-        f[k] = (float *)(void *)c->orig[S_OX + k];
+        f[k] = (float *)(void *)c->orig[A_OX + k];
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++)
             f[k][i] = nan_rays ? next_nan(&s) : next_float(&s);
@@ -392,23 +340,23 @@ static void parse(const uint8_t *data, size_t size, fcase *c) {
         }
     }
     /* reciprocals: garbage until rp_rays_prepare() */
-    for (int k = S_RDX; k <= S_RDZ; k++)
+    for (int k = A_RDX; k <= A_RDZ; k++)
         memset(c->orig[k], 0x5a, c->bytes[k]);
 
     /* active: nonzero means active, whatever the bit pattern */
     for (size_t i = 0; i < n; i++) {
         uint8_t a = next_byte(&s);
         static const uint8_t vals[8] = {0, 1, 0x80, 0xff, 2, 0x7f, 0, 0x40};
-        c->orig[S_ACTIVE][i] = (a & 8) ? a : vals[a & 7];
+        c->orig[A_ACTIVE][i] = (a & 8) ? a : vals[a & 7];
     }
 
     /* hit records: reset, or pre-filled (a record may already hold a hit) */
-    float *ht = (float *)(void *)c->orig[S_HT];
-    float *hu = (float *)(void *)c->orig[S_HU];
-    float *hv = (float *)(void *)c->orig[S_HV];
-    uint32_t *hp = (uint32_t *)(void *)c->orig[S_HPRIM];
-    float *hn[3] = {(float *)(void *)c->orig[S_HNX], (float *)(void *)c->orig[S_HNY],
-                    (float *)(void *)c->orig[S_HNZ]};
+    float *ht = (float *)(void *)c->orig[A_HT];
+    float *hu = (float *)(void *)c->orig[A_HU];
+    float *hv = (float *)(void *)c->orig[A_HV];
+    uint32_t *hp = (uint32_t *)(void *)c->orig[A_HPRIM];
+    float *hn[3] = {(float *)(void *)c->orig[A_HNX], (float *)(void *)c->orig[A_HNY],
+                    (float *)(void *)c->orig[A_HNZ]};
     for (size_t i = 0; i < n; i++) {
         if (!c->prefill) {
             ht[i] = INFINITY;
@@ -435,11 +383,11 @@ static void parse(const uint8_t *data, size_t size, fcase *c) {
     /* outputs of the mask kernels: whatever was there before */
     for (size_t i = 0; i < n; i++) {
         uint8_t o = next_byte(&s);
-        c->orig[S_OCCLUDED][i] = o < 128 ? 0 : o < 192 ? 1 : o;
-        c->orig[S_HIT][i] = 0xcc;
+        c->orig[A_OCC][i] = o < 128 ? 0 : o < 192 ? 1 : o;
+        c->orig[A_HIT][i] = 0xcc;
     }
-    memset(c->orig[S_TNEAR], 0x3c, c->bytes[S_TNEAR]);
-    memset(c->orig[S_TFAR], 0xc3, c->bytes[S_TFAR]);
+    memset(c->orig[A_TNEAR], 0x3c, c->bytes[A_TNEAR]);
+    memset(c->orig[A_TFAR], 0xc3, c->bytes[A_TFAR]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -447,7 +395,7 @@ static void parse(const uint8_t *data, size_t size, fcase *c) {
 /* ------------------------------------------------------------------ */
 #define MAX_CALLS (MAX_CHUNKS + 2)
 typedef struct result {
-    gbuf g[S_COUNT];
+    th_buf g[S_USED];
     rp_status st[MAX_CALLS];
     int ncalls;
 } result;
@@ -460,83 +408,34 @@ static void run(const fcase *c, rp_isa isa, result *r) {
                 rp_status_string(s));
         abort();
     }
-    for (int k = 0; k < S_COUNT; k++)
-        gbuf_new(&r->g[k], c->orig[k], c->bytes[k],
-                 (slot_is_output(k) ? c->out_off : c->in_off) * slot_elem(k));
+    for (int k = 0; k < S_USED; k++)
+        th_buf_new(&r->g[k], k, c->orig[k], c->bytes[k],
+                 (slot_is_output(k) ? c->out_off : c->in_off) * th_array_elem(k));
 
     rp_rays rays;
-    memset(&rays, 0, sizeof rays);
-    rays.n = c->n;
-    float **rf[11] = {&rays.ox, &rays.oy, &rays.oz, &rays.dx, &rays.dy, &rays.dz,
-                      &rays.tmin, &rays.tmax, &rays.rdx, &rays.rdy, &rays.rdz};
-    for (int k = 0; k < 11; k++)
-        *rf[k] = (float *)(void *)r->g[S_OX + k].p;
     rp_hits hits;
-    memset(&hits, 0, sizeof hits);
-    hits.n = c->n;
-    hits.t = (float *)(void *)r->g[S_HT].p;
-    hits.u = (float *)(void *)r->g[S_HU].p;
-    hits.v = (float *)(void *)r->g[S_HV].p;
-    hits.prim = (uint32_t *)(void *)r->g[S_HPRIM].p;
-    hits.nx = (float *)(void *)r->g[S_HNX].p;
-    hits.ny = (float *)(void *)r->g[S_HNY].p;
-    hits.nz = (float *)(void *)r->g[S_HNZ].p;
-    const uint8_t *active = c->use_active ? r->g[S_ACTIVE].p : NULL;
-    const unsigned char *prims = r->g[S_PRIMS].p;
-    size_t esz = prim_floats[c->kernel] * sizeof(float);
+    th_rays_of(&rays, c->n, r->g);
+    th_hits_of(&hits, c->n, r->g);
+    const uint8_t *active = c->use_active ? r->g[A_ACTIVE].p : NULL;
+    const unsigned char *prims = r->g[A_PRIMS].p;
+    size_t esz = th_kernels[c->kernel].prim_floats * sizeof(float);
 
     r->st[r->ncalls++] = rp_rays_prepare(&rays);
 
-    if (c->kernel == K_INTERSECT_AABB) {
-        r->st[r->ncalls++] = rp_intersect_aabb(
-            &rays, active, (const rp_aabb *)(const void *)prims, r->g[S_HIT].p,
-            c->tnear_null ? NULL : (float *)(void *)r->g[S_TNEAR].p,
-            c->tfar_null ? NULL : (float *)(void *)r->g[S_TFAR].p);
-        return;
+    /* the public calls (harness.h): intersect_aabb once (the box is the
+     * first primitive), the others chunk after chunk, then the normals,
+     * which are scalar for every variant but read what the kernel wrote */
+    unsigned chunks = c->kernel == TH_INTERSECT_AABB ? 1 : c->chunks;
+    for (unsigned ch = 0; ch < chunks; ch++) {
+        size_t lo = c->count * ch / chunks, hi = c->count * (ch + 1) / chunks;
+        r->st[r->ncalls++] = th_call(c->kernel, c->flags, &rays, active, prims + lo * esz, hi - lo,
+                                     c->index_base + (uint32_t)lo, &hits, r->g[A_HIT].p,
+                                     c->tnear_null ? NULL : (float *)(void *)r->g[A_TNEAR].p,
+                                     c->tfar_null ? NULL : (float *)(void *)r->g[A_TFAR].p,
+                                     r->g[A_OCC].p);
     }
-    for (unsigned ch = 0; ch < c->chunks; ch++) {
-        size_t lo = c->count * ch / c->chunks, hi = c->count * (ch + 1) / c->chunks;
-        const void *p = prims + lo * esz;
-        size_t cnt = hi - lo;
-        uint32_t base = c->index_base + (uint32_t)lo;
-        switch (c->kernel) {
-        case K_CLOSEST_AABB:
-            s = rp_closest_aabb(&rays, active, p, cnt, base, &hits);
-            break;
-        case K_CLOSEST_TRIANGLE:
-            s = rp_closest_triangle(&rays, active, p, cnt, base, c->flags, &hits);
-            break;
-        case K_OCCLUDED_TRIANGLE:
-            s = rp_occluded_triangle(&rays, active, p, cnt, c->flags, r->g[S_OCCLUDED].p);
-            break;
-        case K_CLOSEST_SPHERE:
-            s = rp_closest_sphere(&rays, active, p, cnt, base, &hits);
-            break;
-        default:
-            s = rp_closest_plane(&rays, active, p, cnt, base, &hits);
-            break;
-        }
+    if (th_call_normals(c->kernel, &rays, &hits, prims, c->count, c->index_base, &s))
         r->st[r->ncalls++] = s;
-    }
-    /* normals are scalar for every variant but read what the kernel wrote */
-    const void *p = prims;
-    switch (c->kernel) {
-    case K_CLOSEST_AABB:
-        s = rp_hits_normals_aabb(&rays, &hits, p, c->count, c->index_base);
-        break;
-    case K_CLOSEST_TRIANGLE:
-        s = rp_hits_normals_triangle(&rays, &hits, p, c->count, c->index_base);
-        break;
-    case K_CLOSEST_SPHERE:
-        s = rp_hits_normals_sphere(&rays, &hits, p, c->count, c->index_base);
-        break;
-    case K_CLOSEST_PLANE:
-        s = rp_hits_normals_plane(&rays, &hits, p, c->count, c->index_base);
-        break;
-    default:
-        return;
-    }
-    r->st[r->ncalls++] = s;
 }
 
 /* ------------------------------------------------------------------ */
@@ -554,18 +453,18 @@ static void print_case(const fcase *c) {
             "watertight=%d) index_base=%u "
             "active=%s tnear=%s tfar=%s prefill=%d std_interval=%d aim=%d nan_mode=%u "
             "in_off=%u out_off=%u fpenv=%s\n",
-            kernel_names[c->kernel], c->n, c->count, c->chunks, c->flags,
+            th_kernels[c->kernel].name, c->n, c->count, c->chunks, c->flags,
             (c->flags & RP_CULL_BACKFACE) != 0, c->watertight, c->index_base,
             c->use_active ? "mask" : "NULL", c->tnear_null ? "NULL" : "array",
             c->tfar_null ? "NULL" : "array", c->prefill, c->std_interval, c->aim,
             c->nan_mode, c->in_off, c->out_off, rp_fpenv_names[c->fpenv]);
-    size_t pf = prim_floats[c->kernel];
+    size_t pf = th_kernels[c->kernel].prim_floats;
     for (size_t j = 0; j < c->count; j++) {
         fprintf(stderr, "  prim %zu:", j);
         for (size_t k = 0; k < pf; k++) {
             char nm[24];
             snprintf(nm, sizeof nm, "p%zu", k);
-            print_float(nm, c->orig[S_PRIMS] + (j * pf + k) * 4);
+            print_float(nm, c->orig[A_PRIMS] + (j * pf + k) * 4);
         }
         fprintf(stderr, "\n");
     }
@@ -573,12 +472,12 @@ static void print_case(const fcase *c) {
 
 static void print_ray(const fcase *c, size_t i) {
     fprintf(stderr, "  ray %zu inputs:", i);
-    for (int k = S_OX; k <= S_TMAX; k++)
-        print_float(slot_names[k] + 5, c->orig[k] + i * 4);
-    fprintf(stderr, " active=%u\n  ray %zu record before:", c->orig[S_ACTIVE][i], i);
-    for (int k = S_HT; k <= S_HNZ; k++)
-        print_float(slot_names[k] + 5, c->orig[k] + i * 4);
-    fprintf(stderr, " occluded=%u\n", c->orig[S_OCCLUDED][i]);
+    for (int k = A_OX; k <= A_TMAX; k++)
+        print_float(th_array_names[k] + 5, c->orig[k] + i * 4);
+    fprintf(stderr, " active=%u\n  ray %zu record before:", c->orig[A_ACTIVE][i], i);
+    for (int k = A_HT; k <= A_HNZ; k++)
+        print_float(th_array_names[k] + 5, c->orig[k] + i * 4);
+    fprintf(stderr, " occluded=%u\n", c->orig[A_OCC][i]);
 }
 
 /* Compares variant b to the scalar result a; returns the number of
@@ -596,8 +495,8 @@ static int compare(const fcase *c, const result *a, const result *b, rp_isa isa)
                     k < b->ncalls ? rp_status_string(b->st[k]) : "-", name);
             bad++;
         }
-    for (int k = 0; k < S_COUNT; k++) {
-        size_t el = slot_elem(k), shown = 0;
+    for (int k = 0; k < S_USED; k++) {
+        size_t el = th_array_elem(k), shown = 0;
         if (!memcmp(a->g[k].p, b->g[k].p, c->bytes[k]))
             continue;
         for (size_t i = 0; i * el < c->bytes[k] && shown < 4; i++) {
@@ -607,41 +506,41 @@ static int compare(const fcase *c, const result *a, const result *b, rp_isa isa)
             shown++;
             bad++;
             if (el == 1) {
-                fprintf(stderr, "rp_fuzz: %s[%zu]: scalar %u, %s %u\n", slot_names[k], i,
+                fprintf(stderr, "rp_fuzz: %s[%zu]: scalar %u, %s %u\n", th_array_names[k], i,
                         *x, name, *y);
-            } else if (k == S_HPRIM) {
+            } else if (k == A_HPRIM) {
                 uint32_t px, py;
                 memcpy(&px, x, 4);
                 memcpy(&py, y, 4);
                 fprintf(stderr, "rp_fuzz: %s[%zu]: scalar %" PRIu32 ", %s %" PRIu32
                         " (primitive = prim - index_base %" PRIu32 ")\n",
-                        slot_names[k], i, px, name, py, c->index_base);
+                        th_array_names[k], i, px, name, py, c->index_base);
             } else {
                 uint32_t ux, uy;
                 memcpy(&ux, x, 4);
                 memcpy(&uy, y, 4);
                 fprintf(stderr, "rp_fuzz: %s[%zu]: scalar %a (0x%08x), %s %a (0x%08x)\n",
-                        slot_names[k], i, (double)u2f(ux), ux, name, (double)u2f(uy), uy);
+                        th_array_names[k], i, (double)u2f(ux), ux, name, (double)u2f(uy), uy);
             }
             /* each differing ray's inputs once */
             int seen = 0;
             for (size_t r = 0; r < nshown_rays; r++)
                 seen |= shown_rays[r] == i;
-            if (k != S_PRIMS && !seen && nshown_rays < 16) {
+            if (k != A_PRIMS && !seen && nshown_rays < 16) {
                 shown_rays[nshown_rays++] = i;
                 print_ray(c, i);
             }
         }
         if (!slot_is_output(k))
-            fprintf(stderr, "rp_fuzz: %s changed an input array (%s)\n", name, slot_names[k]);
+            fprintf(stderr, "rp_fuzz: %s changed an input array (%s)\n", name, th_array_names[k]);
     }
     return bad;
 }
 
 static int free_result(result *r, rp_isa isa) {
     int bad = 0;
-    for (int k = 0; k < S_COUNT; k++)
-        bad |= gbuf_check_free(&r->g[k], slot_names[k], rp_isa_name(isa));
+    for (int k = 0; k < S_USED; k++)
+        bad |= gbuf_check_free(&r->g[k], th_array_names[k], rp_isa_name(isa));
     return bad;
 }
 
@@ -679,7 +578,7 @@ static float ldf(const unsigned char *p, size_t i) {
 
 static rp_triangle load_tri(const fcase *c, size_t j) {
     rp_triangle t;
-    memcpy(&t, c->orig[S_PRIMS] + j * sizeof t, sizeof t);
+    memcpy(&t, c->orig[A_PRIMS] + j * sizeof t, sizeof t);
     return t;
 }
 
@@ -756,17 +655,17 @@ static RP_NOINLINE long wt_box_scan(const fcase *c, const result *ref,
     long checked = 0;
     for (size_t i = 0; i < c->n; i++) {
         rp_ray1 r;
-        r.ox = ldf(c->orig[S_OX], i);
-        r.oy = ldf(c->orig[S_OY], i);
-        r.oz = ldf(c->orig[S_OZ], i);
-        r.dx = ldf(c->orig[S_DX], i);
-        r.dy = ldf(c->orig[S_DY], i);
-        r.dz = ldf(c->orig[S_DZ], i);
-        r.rdx = ldf(ref->g[S_RDX].p, i);
-        r.rdy = ldf(ref->g[S_RDY].p, i);
-        r.rdz = ldf(ref->g[S_RDZ].p, i);
-        r.tmin = ldf(c->orig[S_TMIN], i);
-        r.tmax = ldf(c->orig[S_TMAX], i);
+        r.ox = ldf(c->orig[A_OX], i);
+        r.oy = ldf(c->orig[A_OY], i);
+        r.oz = ldf(c->orig[A_OZ], i);
+        r.dx = ldf(c->orig[A_DX], i);
+        r.dy = ldf(c->orig[A_DY], i);
+        r.dz = ldf(c->orig[A_DZ], i);
+        r.rdx = ldf(ref->g[A_RDX].p, i);
+        r.rdy = ldf(ref->g[A_RDY].p, i);
+        r.rdz = ldf(ref->g[A_RDZ].p, i);
+        r.tmin = ldf(c->orig[A_TMIN], i);
+        r.tmax = ldf(c->orig[A_TMAX], i);
         if (!(r.rdx == r.rdx))
             continue;
         rp_wt_ray w = rp_ref_wt_setup(&r);
@@ -878,7 +777,7 @@ static int wt_box_check(const fcase *c, const result *ref, long *checked) {
         all = box_union(all, &boxes[j].b[WB_EXACT]);
     }
     /* "another triangle": a pseudo-random one, from the case's bytes */
-    uint32_t h = (uint32_t)c->n * 2654435761u ^ f2u(ldf(c->orig[S_PRIMS], 0));
+    uint32_t h = (uint32_t)c->n * 2654435761u ^ f2u(ldf(c->orig[A_PRIMS], 0));
     for (size_t j = 0; j < c->count; j++) {
         wt_boxes *bx = &boxes[j];
         h = h * 1664525u + 1013904223u;
@@ -933,12 +832,12 @@ static void scase_init(const fcase *c, scase *x) {
     float *dst[8] = {x->r.ox, x->r.oy, x->r.oz, x->r.dx, x->r.dy, x->r.dz, x->r.tmin, x->r.tmax};
     for (int k = 0; k < 8; k++)
         if (n)
-            memcpy(dst[k], c->orig[S_OX + k], fb);
+            memcpy(dst[k], c->orig[A_OX + k], fb);
     if (c->prefill && n) {
-        memcpy(x->h.t, c->orig[S_HT], fb);
-        memcpy(x->h.u, c->orig[S_HU], fb);
-        memcpy(x->h.v, c->orig[S_HV], fb);
-        memcpy(x->h.prim, c->orig[S_HPRIM], fb);
+        memcpy(x->h.t, c->orig[A_HT], fb);
+        memcpy(x->h.u, c->orig[A_HU], fb);
+        memcpy(x->h.v, c->orig[A_HV], fb);
+        memcpy(x->h.prim, c->orig[A_HPRIM], fb);
     }
     x->mesh = xcalloc(fb + 4);
     x->occ = xcalloc(n + 1);
@@ -1010,7 +909,7 @@ static int scene_check(const fcase *c, unsigned variants) {
     } else {
         scase a;
         scase_init(c, &a);
-        const uint8_t *active = c->use_active ? c->orig[S_ACTIVE] : NULL;
+        const uint8_t *active = c->use_active ? c->orig[A_ACTIVE] : NULL;
         rp_fpenv_saved saved;
         int emulated_ok;
         rp_fpenv_set(rp_fpenv_names[c->fpenv], &saved, &emulated_ok);
@@ -1133,12 +1032,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     /* the reference's conservative box property (triangle kernels) */
     long wt_checked = 0;
-    if (wt_box && (c.kernel == K_CLOSEST_TRIANGLE || c.kernel == K_OCCLUDED_TRIANGLE))
+    if (wt_box && (c.kernel == TH_CLOSEST_TRIANGLE || c.kernel == TH_OCCLUDED_TRIANGLE))
         bad += wt_box_check(&c, &ref, &wt_checked);
     if (verbose && wt_checked)
         fprintf(stderr, "rp_fuzz: box property checked on %ld watertight hits\n", wt_checked);
     /* scenes: exact against brute force under RP_WATERTIGHT */
-    if (c.watertight && (c.kernel == K_CLOSEST_TRIANGLE || c.kernel == K_OCCLUDED_TRIANGLE))
+    if (c.watertight && (c.kernel == TH_CLOSEST_TRIANGLE || c.kernel == TH_OCCLUDED_TRIANGLE))
         bad += scene_check(&c, variants | 1u);
     if (free_result(&ref, RP_ISA_SCALAR))
         bad++;
