@@ -2,7 +2,9 @@
 # .ci/tsan.sh - ThreadSanitizer over the multi-threaded test
 # (tests/threads: first use of the library from 8 threads at once, every
 # kernel concurrently on private buffers, rp_set_isa() from another thread
-# meanwhile) and over a short rp_check run.  Any data-race report fails.
+# meanwhile), over a short rp_check run and over a small rp_trace render
+# with 4 threads (scene queries from many threads, the tile counter, the
+# progress lines).  Any data-race report fails.
 #
 # Builds build-tsan/ with -Db_sanitize=thread (gcc by default, CC=clang
 # works too).  Environment: CC, RP_MESON_ARGS (extra meson options).
@@ -21,8 +23,8 @@ opts=(-Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false
       -Dc_args=-fno-omit-frame-pointer)
 
 rp_configure tsan "$BUILD" "$CC" "${opts[@]}"
-echo "tsan: building test_threads and rp_check"
-ninja -C "$BUILD" -j2 tests/threads/test_threads tests/check/rp_check | tail -2
+echo "tsan: building test_threads, rp_check and rp_trace"
+ninja -C "$BUILD" -j2 tests/threads/test_threads tests/check/rp_check examples/rp_trace | tail -2
 
 # exitcode=66 makes a report fail the process even if the test passed
 export TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:exitcode=66:second_deadlock_stack=1"
@@ -47,4 +49,8 @@ fi
 # lazy initialization the same way a user's program does.
 echo "tsan: rp_check --iterations=5"
 "${run[@]}" "$BUILD/tests/check/rp_check" --iterations=5 2>&1 | tail -3
+
+echo "tsan: rp_trace --threads 4 (small scene and image)"
+"${run[@]}" "$BUILD/examples/rp_trace" --detail 1 --size 96x64 --spp 2 --ao 2 --threads 4 \
+  -o "$BUILD/rp_trace_tsan.ppm" 2>&1 | tail -4
 echo "tsan: ok: no ThreadSanitizer report ($((SECONDS - t0)) s)"
