@@ -219,11 +219,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rp_trace: %s\n", e.msg);
         return 1;
     }
+    double t_make = rt_now();
     if (mesh ? rt_load_mesh(&g, mesh, &e) : rt_procedural(&g, detail, &e))
         goto fail;
+    t_make = rt_now() - t_make;
     if (rt_backend_raypack(&rpk, &g, &e))
         goto fail;
-    printf("rp_trace: %s: %zu triangles in %zu meshes\n", g.description, g.triangles, g.count);
+    printf("rp_trace: %s: %zu triangles in %zu meshes, %s in %.3f s\n", g.description, g.triangles,
+           g.count, mesh ? "read" : "made", t_make);
     printf("rp_trace: BVH built in %.3f s; scene memory %.1f MB (%.1f bytes/triangle)\n", rpk.build_s,
            1e-6 * (double)rpk.bytes, (double)rpk.bytes / (double)g.triangles);
     printf("rp_trace: %dx%d, %d spp, %d AO rays per hit (%s), variant %s, %d thread%s\n", set.width,

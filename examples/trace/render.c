@@ -223,7 +223,7 @@ static void progress(job *j, int done) {
         int pct = (int)((long long)done * 100 / j->tiles);
         if (pct > j->printed) {
             j->printed = pct;
-            fprintf(stderr, "\rrp_trace: rendering %3d%%", pct);
+            fprintf(stderr, "\rrp_trace: rendering with %s %3d%%", j->b->name, pct);
             if (done == j->tiles)
                 fputc('\n', stderr);
             fflush(stderr);
@@ -232,7 +232,7 @@ static void progress(job *j, int done) {
         int q = (int)((long long)done * 4 / j->tiles);
         if (q > j->printed) {
             j->printed = q;
-            fprintf(stderr, "rp_trace: rendering %d%%\n", 25 * q);
+            fprintf(stderr, "rp_trace: rendering with %s %d%%\n", j->b->name, 25 * q);
         }
     }
     pthread_mutex_unlock(&j->lock);
