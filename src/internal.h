@@ -55,6 +55,8 @@ typedef rp_status rp_scene_occluded_fn(const rp_scene *scene, const rp_rays *ray
                                        const uint8_t *active, unsigned flags,
                                        uint8_t *occluded);
 
+struct rp_bvh_node; /* src/scene/scene.h */
+struct rp_tri4;
 typedef struct rp_kernels {
     rp_isa isa;
     rp_intersect_aabb_fn *intersect_aabb;
@@ -65,6 +67,16 @@ typedef struct rp_kernels {
     rp_closest_plane_fn *closest_plane;
     rp_scene_closest_fn *scene_closest;   /* checked arguments; RP_ERR_NOMEM only */
     rp_scene_occluded_fn *scene_occluded;
+    /* internal steps of the scene traversals, for rp_check's checkasm-style
+     * tests (src/scene/traverse_simd.h says what each computes; NULL in
+     * the scalar table) */
+    unsigned (*scene_node_ray)(const rp_rays *rays, size_t i, float bound,
+                               const struct rp_bvh_node *nd, float best, float *ent);
+    unsigned (*scene_block_ray)(const rp_rays *rays, size_t i, float bound,
+                                const struct rp_tri4 *b, unsigned n, float best);
+    void (*scene_box_packet)(const rp_rays *rays, size_t i, size_t m, float bound,
+                             const struct rp_bvh_node *nd, int k, const float *best,
+                             uint8_t *hit, float *entry);
 } rp_kernels;
 
 /* Each variant's table; a variant not compiled in is absent (see

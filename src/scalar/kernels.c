@@ -181,5 +181,6 @@ static void closest_plane(rp_rays *rays, const uint8_t *active,
 const rp_kernels rp_kernels_scalar = {
     RP_ISA_SCALAR,     intersect_aabb, closest_aabb,         closest_triangle,
     occluded_triangle, closest_sphere, closest_plane,        rp_scene_closest_ref,
-    rp_scene_occluded_ref,
+    rp_scene_occluded_ref, NULL, NULL, NULL, /* the reference has no internal steps of its own:
+                                              * rp_check computes them from ref.h */
 };

@@ -353,3 +353,53 @@ static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const ui
     /* rays is only read on this path */
     return scene_query(s, (rp_rays *)(uintptr_t)rays, active, flags, NULL, NULL, occluded, 0);
 }
+
+/* Internal functions exposed to rp_check through the table (checkasm-style:
+ * each is compared there with the scalar reference it stands for, on
+ * random and special inputs), one ray or one packet, no argument checks:
+ *   - scene_node_ray: the one-ray node test (qray_node) of ray i against
+ *     node nd with best t: the children that pass (bit k), their kz
+ *     entries; the reference is rp_ref_slab_wt_steps per child box;
+ *   - scene_block_ray: the one-ray leaf-block filter (qray_block): the
+ *     lanes kept of the first n of block b; it may keep a lane the
+ *     reference rejects, never drop one the reference hits in [tmin, best];
+ *   - scene_box_packet: the packet box test (box_test) of rays i .. i+m-1
+ *     (any m: packets of V_W) against child k of nd with per-ray best t
+ *     (best[0] for ray i): hit bytes and kz entries. */
+static unsigned scene_node_ray(const rp_rays *rays, size_t i, float bound,
+                               const rp_bvh_node *nd, float best, float *ent) {
+    qray q;
+    qray_setup(rays, i, bound, &q);
+    return qray_node(&q, nd, best, ent);
+}
+
+static unsigned scene_block_ray(const rp_rays *rays, size_t i, float bound, const rp_tri4 *b,
+                                unsigned n, float best) {
+    qray q;
+    qray_setup(rays, i, bound, &q);
+    return qray_block(&q, b, n, best);
+}
+
+static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float bound,
+                             const rp_bvh_node *nd, int k, const float *best, uint8_t *hit,
+                             float *entry) {
+    for (size_t i0 = i; i0 < i + m; i0 += V_W) { /* packets of V_W rays */
+        size_t w = min_w(i + m - i0);
+        vray r;
+        ld_rays(rays, i0, w, NEED_D | NEED_RD | NEED_WT, &r);
+        vm live = m_and(m_lanes((int)w), vf_eq(r.rdx, r.rdx));
+        wt_uniform(&r, live);
+        vbox_ray br;
+        box_ray_setup(&r, live, bound, &br);
+        float b[V_W], e[V_W];
+        for (int l = 0; l < V_W; l++)
+            b[l] = (size_t)l < w ? best[i0 - i + (size_t)l] : NAN;
+        vf ev;
+        unsigned h = m_bits(m_and(box_test(&r, &br, nd, k, vf_loadu(b), &ev), live));
+        vf_storeu(e, ev);
+        for (size_t l = 0; l < w; l++) {
+            hit[i0 - i + l] = (uint8_t)((h >> l) & 1u);
+            entry[i0 - i + l] = e[l];
+        }
+    }
+}

@@ -92,7 +92,9 @@
  * occluded_triangle_wt_cull, scene_closest_wt, scene_closest_wt_cull,
  * scene_occluded_wt, scene_occluded_wt_cull, scene_closest_mt,
  * scene_occluded_mt (the closest checks answer to hits_normals_* or
- * scene_normals as well).  rp_check leaves the
+ * scene_normals as well); and, checkasm-style, internal functions of each
+ * SIMD variant against the reference (internal.c): internal_node_ray,
+ * internal_box_packet, internal_block_ray (not in --digest).  rp_check leaves the
  * library on rp_set_isa(RP_ISA_AUTO).  Every random number comes from
  * splitmix64, never rand(), one call per full expression (the order of
  * evaluation of arguments is unspecified), so a seed means the same cases
@@ -111,6 +113,9 @@
 
 #include "../fpenv.h" /* --fpenv */
 #include "../harness.h" /* arrays, kernels, guard buffers, the call switch (shared with rp_fuzz) */
+#ifdef RP_CHECK_INTERNAL
+#include "internal_check.h" /* internal functions against the reference (internal.c) */
+#endif
 
 _Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
 _Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
@@ -1765,6 +1770,10 @@ int main(int argc, char **argv) {
     int any_kernel = 0;
     for (int k = 0; k < NKERNELS; k++)
         any_kernel |= kernel_selected(kernel_list, &kernels[k]);
+#ifdef RP_CHECK_INTERNAL
+    if (!digest)
+        any_kernel |= rpc_internal_selected(kernel_list);
+#endif
     if (!any_kernel) {
         fprintf(stderr, "rp_check: no kernel matches '%s'\n", kernel_list);
         usage(stderr);
@@ -1912,6 +1921,10 @@ int main(int argc, char **argv) {
                    st.kept, st.nan_out);
         fflush(stdout);
     }
+#ifdef RP_CHECK_INTERNAL
+    /* internal functions of each variant against the reference (internal.c) */
+    rpc_internal_run(kernel_list, seed, iterations, isas, nisa, &passed, &failed, vpass, vfail);
+#endif
     rp_set_isa(RP_ISA_AUTO);
     for (int v = 0; v < nisa; v++)
         printf("%s %-7s (%s): %lu passed, %lu failed\n", vfail[isas[v]] ? "[FAILED]" : "[OK]    ",

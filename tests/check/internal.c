@@ -1,0 +1,506 @@
+/*
+ * internal.c - rp_check's tests of internal functions, as dav1d's checkasm
+ * tests each DSP function rather than only the decoder's output: the steps
+ * of the scene traversals that every SIMD variant has (the one-ray node
+ * test, the one-ray leaf-block filter, the packet box test), reached
+ * through the variant's table (rp_kernels: scene_node_ray, scene_block_ray,
+ * scene_box_packet), against the scalar reference they stand for in
+ * src/scalar/ref.h, on random and special inputs:
+ *   internal_node_ray    the children bits and kz entries equal
+ *                        rp_ref_slab_wt_steps per child (line & range,
+ *                        entry zn), bit for bit; empty children never pass;
+ *   internal_box_packet  the same, per lane, for packets of 1 to 37 rays
+ *                        (several packets, partial ones, shared and mixed
+ *                        octants and frames);
+ *   internal_block_ray   no lane dropped that the reference hits in
+ *                        [tmin, best] (rp_ref_wt_eval, rp_ref_wt_t), no bit
+ *                        past the leaf's count; the lanes dropped are
+ *                        counted, so a filter that drops nothing shows.
+ * The best t of a case is often the reference's own entry or exit of a
+ * child, or a triangle's t, or their float neighbours, so the strict and
+ * non-strict comparisons are tested at their boundaries.  rp_check links
+ * the static library for these (the tables are hidden in the shared one).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal_check.h"
+#include "internal.h"
+#include "scalar/ref.h"
+#include "scene/scene.h"
+
+/* splitmix64: the cases depend on the seed and the case number only */
+typedef struct irng {
+    uint64_t s;
+} irng;
+static uint64_t inext(irng *r) {
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static uint32_t ibelow(irng *r, uint32_t n) { return (uint32_t)(((inext(r) >> 32) * n) >> 32); }
+static float iunit(irng *r) { return (float)(inext(r) >> 40) * 0x1p-24f; }
+static float irange(irng *r, float lo, float hi) {
+    float u = iunit(r);
+    return lo + u * (hi - lo);
+}
+
+/* a scale for a case: everyday, large, small, huge, tiny */
+static float iscale(irng *r) {
+    static const float s[] = {1.0f, 1.0f, 1.0f, 1000.0f, 1e-3f, 1e30f, 1e-30f};
+    uint32_t k = ibelow(r, 7);
+    return s[k];
+}
+
+/* a direction component: random, or 0, -0, a denormal, huge */
+static float idir(irng *r) {
+    uint32_t k = ibelow(r, 20);
+    switch (k) {
+    case 0: return 0.0f;
+    case 1: return -0.0f;
+    case 2: return 1e-41f;
+    case 3: return -3e-39f;
+    case 4: return 1e30f;
+    default: return irange(r, -1.0f, 1.0f);
+    }
+}
+
+/* Ray i of rays: an origin at scale s, a direction with special components
+ * at times, tmin 0 or a little more. */
+static void iray(irng *r, rp_rays *rays, size_t i, float s, const float *dshare) {
+    float o[3], d[3];
+    for (int a = 0; a < 3; a++) {
+        o[a] = irange(r, -s, s);
+        if (ibelow(r, 30) == 0)
+            o[a] = 0.0f;
+        d[a] = dshare ? dshare[a] * irange(r, 0.5f, 1.5f) : idir(r);
+    }
+    if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)
+        d[ibelow(r, 3)] = 1.0f;
+    rays->ox[i] = o[0];
+    rays->oy[i] = o[1];
+    rays->oz[i] = o[2];
+    rays->dx[i] = d[0];
+    rays->dy[i] = d[1];
+    rays->dz[i] = d[2];
+    rays->tmin[i] = ibelow(r, 3) == 0 ? irange(r, 0.0f, 1e-3f) * s : 0.0f;
+    rays->tmax[i] = INFINITY;
+}
+
+static rp_ray1 iray1(const rp_rays *rays, size_t i, float tmax) {
+    rp_ray1 q = {rays->ox[i],  rays->oy[i],  rays->oz[i],  rays->dx[i], rays->dy[i], rays->dz[i],
+                 rays->rdx[i], rays->rdy[i], rays->rdz[i], rays->tmin[i], tmax};
+    return q;
+}
+
+/* A box near ray i (around a point along it, or anywhere at scale s):
+ * sometimes flat on an axis, sometimes with a face through the point. */
+static void ibox(irng *r, const rp_rays *rays, size_t i, float s, float lo[3], float hi[3]) {
+    float t = irange(r, -0.5f, 2.0f) * s;
+    const float o[3] = {rays->ox[i], rays->oy[i], rays->oz[i]};
+    const float d[3] = {rays->dx[i], rays->dy[i], rays->dz[i]};
+    int near = ibelow(r, 4) != 0;
+    for (int a = 0; a < 3; a++) {
+        float c = near ? o[a] + t * (isfinite(d[a]) && fabsf(d[a]) <= 1.0f ? d[a] : 0.0f)
+                       : irange(r, -s, s);
+        float e0 = irange(r, 0.0f, 0.3f) * s, e1 = irange(r, 0.0f, 0.3f) * s;
+        uint32_t k = ibelow(r, 12);
+        if (k == 0)
+            e0 = e1 = 0.0f; /* flat */
+        else if (k == 1)
+            e0 = 0.0f; /* a face through the point */
+        lo[a] = c - e0;
+        hi[a] = c + e1;
+        if (!(lo[a] <= hi[a]) || !isfinite(lo[a]) || !isfinite(hi[a]))
+            lo[a] = hi[a] = 0.0f;
+    }
+}
+
+static float maxabs3(const float *v, float m) {
+    for (int a = 0; a < 3; a++)
+        if (fabsf(v[a]) > m)
+            m = fabsf(v[a]);
+    return m;
+}
+
+/* best: inf, random, or a reference boundary (entry, exit) or its neighbour */
+static float ibest(irng *r, float s, const float *bounds, int nb) {
+    uint32_t k = ibelow(r, 8);
+    if (k == 0 || nb == 0)
+        return INFINITY;
+    if (k == 1)
+        return irange(r, 0.0f, 2.0f) * s;
+    float b = bounds[ibelow(r, (uint32_t)nb)];
+    if (!isfinite(b) || b < 0.0f)
+        return irange(r, 0.0f, 2.0f) * s;
+    if (k == 2)
+        return nextafterf(b, INFINITY);
+    if (k == 3)
+        return nextafterf(b, -INFINITY);
+    return b;
+}
+
+static int fsame(float a, float b) {
+    uint32_t x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return x == y;
+}
+
+static int name_selected(const char *list, const char *name) {
+    if (!list)
+        return 1;
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        char buf[64];
+        if (l && l < sizeof buf) {
+            memcpy(buf, p, l);
+            buf[l] = 0;
+            if (strstr(name, buf))
+                return 1;
+        }
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static const char *const inames[3] = {"internal_node_ray", "internal_box_packet",
+                                      "internal_block_ray"};
+
+int rpc_internal_selected(const char *kernel_list) {
+    for (int f = 0; f < 3; f++)
+        if (name_selected(kernel_list, inames[f]))
+            return 1;
+    return 0;
+}
+
+/* One node case: a ray, four children (some empty), a best t. */
+typedef struct ncase {
+    _Alignas(64) rp_bvh_node nd; /* as the scene's: the variants load it aligned */
+    rp_rays rays;                /* n rays */
+    float bound;
+    float best[40];
+} ncase;
+
+static void gen_node(irng *r, ncase *c, size_t n) {
+    float s = iscale(r);
+    float dsh[3];
+    int share = ibelow(r, 2) == 0; /* one octant and frame for the packet */
+    for (int a = 0; a < 3; a++)
+        dsh[a] = irange(r, 0.2f, 1.0f) * (ibelow(r, 2) ? -1.0f : 1.0f);
+    for (size_t i = 0; i < n; i++)
+        iray(r, &c->rays, i, s, share ? dsh : NULL);
+    rp_rays all = c->rays; /* prepared whole, as allocated */
+    all.n = 40;
+    if (rp_rays_prepare(&all) != RP_OK)
+        abort();
+    float m = 0.0f;
+    for (int k = 0; k < RP_BVH_WIDTH; k++) {
+        float lo[3], hi[3];
+        int empty = ibelow(r, 6) == 0;
+        ibox(r, &c->rays, ibelow(r, (uint32_t)n), s, lo, hi);
+        for (int a = 0; a < 3; a++) {
+            c->nd.lo[a][k] = empty ? INFINITY : lo[a];
+            c->nd.hi[a][k] = empty ? -INFINITY : hi[a];
+        }
+        c->nd.child[k] = empty ? RP_NO_HIT : (uint32_t)k + 1u;
+        c->nd.count[k] = empty ? 0u : ibelow(r, 9);
+        if (!empty) {
+            m = maxabs3(lo, m);
+            m = maxabs3(hi, m);
+        }
+    }
+    c->bound = ibelow(r, 4) == 0 ? m * irange(r, 1.0f, 4.0f) : m;
+}
+
+/* The reference for ray i and child k with best t: hit and entry. */
+static int ref_child(const ncase *c, size_t i, int k, float best, float *entry) {
+    if (c->nd.child[k] == RP_NO_HIT)
+        return 0;
+    rp_ray1 q = iray1(&c->rays, i, best);
+    rp_wt_ray w = rp_ref_wt_setup(&q);
+    rp_aabb b = {{c->nd.lo[0][k], c->nd.lo[1][k], c->nd.lo[2][k]},
+                 {c->nd.hi[0][k], c->nd.hi[1][k], c->nd.hi[2][k]}};
+    return rp_ref_slab_wt_entry(&q, &w, &b, rp_ref_wt_pad(&q, c->bound), entry);
+}
+
+static void print_ray(const rp_rays *rays, size_t i) {
+    printf("    ray o=(%a, %a, %a) d=(%a, %a, %a) tmin=%a\n", (double)rays->ox[i],
+           (double)rays->oy[i], (double)rays->oz[i], (double)rays->dx[i], (double)rays->dy[i],
+           (double)rays->dz[i], (double)rays->tmin[i]);
+}
+
+static void print_box(const rp_bvh_node *nd, int k) {
+    printf("    child %d box (%a, %a, %a) - (%a, %a, %a)%s\n", k, (double)nd->lo[0][k],
+           (double)nd->lo[1][k], (double)nd->lo[2][k], (double)nd->hi[0][k], (double)nd->hi[1][k],
+           (double)nd->hi[2][k], nd->child[k] == RP_NO_HIT ? " (empty)" : "");
+}
+
+/* node_ray: 1 if the variant differs from the reference (printed when pr) */
+static int check_node(const rp_kernels *kt, const ncase *c, int pr) {
+    float ent[RP_BVH_WIDTH];
+    unsigned h = kt->scene_node_ray(&c->rays, 0, c->bound, &c->nd, c->best[0], ent);
+    int bad = (h >> RP_BVH_WIDTH) != 0;
+    for (int k = 0; k < RP_BVH_WIDTH; k++) {
+        float e = 0.0f;
+        int x = ref_child(c, 0, k, c->best[0], &e);
+        int got = (h >> k) & 1u;
+        int d = got != x || (x && !fsame(e, ent[k]));
+        if (d && pr) {
+            printf("    child %d: reference hit %d entry %a, variant hit %d entry %a (best %a, "
+                   "bound %a)\n",
+                   k, x, (double)e, got, (double)ent[k], (double)c->best[0], (double)c->bound);
+            print_box(&c->nd, k);
+        }
+        bad |= d;
+    }
+    if (bad && pr)
+        print_ray(&c->rays, 0);
+    return bad;
+}
+
+static int check_packet(const rp_kernels *kt, const ncase *c, size_t n, int k, int pr) {
+    uint8_t hit[40];
+    float ent[40];
+    kt->scene_box_packet(&c->rays, 0, n, c->bound, &c->nd, k, c->best, hit, ent);
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float e = 0.0f;
+        int x = ref_child(c, i, k, c->best[i], &e);
+        int d = hit[i] != x || (x && !fsame(e, ent[i]));
+        if (d && pr && bad < 2) {
+            printf("    ray %zu of %zu, child %d: reference hit %d entry %a, variant hit %d entry "
+                   "%a (best %a)\n",
+                   i, n, k, x, (double)e, hit[i], (double)ent[i], (double)c->best[i]);
+            print_ray(&c->rays, i);
+            print_box(&c->nd, k);
+        }
+        bad += d;
+    }
+    return bad != 0;
+}
+
+/* One block case: a ray, four triangles near it (the lanes past n repeat
+ * lane n - 1), a best t. */
+typedef struct bcase {
+    _Alignas(64) rp_tri4 b; /* as the scene's: the variants load it aligned */
+    rp_rays rays;
+    unsigned n;
+    float bound, best;
+} bcase;
+
+static rp_triangle block_tri(const rp_tri4 *b, int j) {
+    rp_triangle t;
+    float *f = (float *)(void *)&t;
+    for (int q = 0; q < 9; q++)
+        f[q] = b->v[q][j];
+    return t;
+}
+
+/* the reference's hit of lane j in [tmin, best] */
+static int ref_lane(const bcase *c, int j) {
+    rp_ray1 q = iray1(&c->rays, 0, c->best);
+    rp_wt_ray w = rp_ref_wt_setup(&q);
+    rp_triangle t = block_tri(&c->b, j);
+    rp_wt_eval e = rp_ref_wt_eval(&q, &w, &t, RP_WATERTIGHT);
+    if (!e.candidate)
+        return 0;
+    float tt = rp_ref_wt_t(&q, &w, &t, &e);
+    return (tt >= q.tmin) & (tt <= q.tmax);
+}
+
+static float ref_lane_t(const bcase *c, int j) {
+    rp_ray1 q = iray1(&c->rays, 0, INFINITY);
+    rp_wt_ray w = rp_ref_wt_setup(&q);
+    rp_triangle t = block_tri(&c->b, j);
+    rp_wt_eval e = rp_ref_wt_eval(&q, &w, &t, RP_WATERTIGHT);
+    return e.candidate ? rp_ref_wt_t(&q, &w, &t, &e) : NAN;
+}
+
+static void gen_block(irng *r, bcase *c) {
+    float s = iscale(r);
+    iray(r, &c->rays, 0, s, NULL);
+    rp_rays all = c->rays;
+    all.n = 40;
+    if (rp_rays_prepare(&all) != RP_OK)
+        abort();
+    const float o[3] = {c->rays.ox[0], c->rays.oy[0], c->rays.oz[0]};
+    const float d[3] = {c->rays.dx[0], c->rays.dy[0], c->rays.dz[0]};
+    c->n = 1u + ibelow(r, 4);
+    float m = 0.0f;
+    for (unsigned j = 0; j < 4; j++) {
+        if (j >= c->n) { /* padding: the leaf's last triangle again */
+            for (int q = 0; q < 9; q++)
+                c->b.v[q][j] = c->b.v[q][c->n - 1];
+            c->b.index[j] = c->b.index[c->n - 1];
+            continue;
+        }
+        float t = irange(r, -0.5f, 2.0f) * s, sz = irange(r, 0.01f, 0.5f) * s;
+        float p[3];
+        for (int a = 0; a < 3; a++)
+            p[a] = o[a] + t * (isfinite(d[a]) && fabsf(d[a]) <= 1.0f ? d[a] : 0.0f);
+        uint32_t style = ibelow(r, 8);
+        for (int v = 0; v < 3; v++)
+            for (int a = 0; a < 3; a++) {
+                float x = p[a] + irange(r, -sz, sz);
+                if (style == 0 && v == 0)
+                    x = p[a]; /* a vertex on the ray */
+                if (!isfinite(x))
+                    x = 0.0f;
+                c->b.v[3 * v + a][j] = x;
+                m = fabsf(x) > m ? fabsf(x) : m;
+            }
+        if (style == 1) /* an edge through the point: v2 mirrors v1 */
+            for (int a = 0; a < 3; a++)
+                c->b.v[6 + a][j] = p[a] - (c->b.v[3 + a][j] - p[a]);
+        c->b.index[j] = j;
+    }
+    c->bound = m;
+    c->best = INFINITY;
+    uint32_t k = ibelow(r, 6);
+    if (k >= 2) { /* at a triangle's own t, or next to it */
+        float t = ref_lane_t(c, (int)ibelow(r, c->n));
+        if (isfinite(t) && t >= 0.0f)
+            c->best = k == 2 ? nextafterf(t, -INFINITY) : k == 3 ? nextafterf(t, INFINITY) : t;
+    } else if (k == 1) {
+        c->best = irange(r, 0.0f, 2.0f) * s;
+    }
+}
+
+static int check_block(const rp_kernels *kt, const bcase *c, int pr, unsigned long *dropped) {
+    unsigned h = kt->scene_block_ray(&c->rays, 0, c->bound, &c->b, c->n, c->best);
+    int bad = (h >> c->n) != 0;
+    if (bad && pr)
+        printf("    bits past the count %u: 0x%x\n", c->n, h);
+    for (unsigned j = 0; j < c->n; j++) {
+        int x = ref_lane(c, (int)j);
+        int kept = (h >> j) & 1u;
+        *dropped += !kept;
+        if (x && !kept) {
+            bad = 1;
+            if (pr) {
+                printf("    lane %u dropped, the reference hits it (best %a)\n", j, (double)c->best);
+                print_ray(&c->rays, 0);
+            }
+        }
+    }
+    return bad;
+}
+
+void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iterations,
+                      const rp_isa *isas, int nisa, unsigned long *passed,
+                      unsigned long *failed, unsigned long *vpass, unsigned long *vfail) {
+    rp_rays rays;
+    if (rp_rays_alloc(40, &rays) != RP_OK) {
+        printf("rp_check: internal: out of memory\n");
+        (*failed)++;
+        return;
+    }
+    for (int f = 0; f < 3; f++) {
+        if (!name_selected(kernel_list, inames[f]))
+            continue;
+        unsigned long kf[RP_ISA_COUNT] = {0}, dropped = 0, lanes = 0;
+        int tested = 0;
+        for (int v = 0; v < nisa; v++) {
+            rp_set_isa(isas[v]);
+            const rp_kernels *kt = rp_kernels_active();
+            if (!kt->scene_node_ray) /* the scalar table: the reference itself */
+                continue;
+            tested = 1;
+            int printed = 0;
+            for (uint64_t it = 0; it < iterations; it++) {
+                irng r = {seed ^ (0x51ed2701u * (uint64_t)(f + 1)) ^ (it * 0x9e3779b97f4a7c15ULL)};
+                int bad;
+                rays.n = 40;
+                if (f == 0 || f == 1) {
+                    static ncase c;
+                    size_t n = f == 0 ? 1 : 1 + ibelow(&r, 37);
+                    c.rays = rays;
+                    c.rays.n = n;
+                    gen_node(&r, &c, n);
+                    /* best per ray: a boundary of the reference's (child 0..3) */
+                    for (size_t i = 0; i < n; i++) {
+                        float bnd[2 * RP_BVH_WIDTH];
+                        int nb = 0;
+                        for (int k = 0; k < RP_BVH_WIDTH; k++) {
+                            rp_slab_wt_steps st;
+                            if (c.nd.child[k] == RP_NO_HIT)
+                                continue;
+                            rp_ray1 q = iray1(&c.rays, i, INFINITY);
+                            rp_wt_ray w = rp_ref_wt_setup(&q);
+                            rp_aabb b = {{c.nd.lo[0][k], c.nd.lo[1][k], c.nd.lo[2][k]},
+                                         {c.nd.hi[0][k], c.nd.hi[1][k], c.nd.hi[2][k]}};
+                            rp_ref_slab_wt_steps(&q, &w, &b, rp_ref_wt_pad(&q, c.bound), &st);
+                            bnd[nb++] = st.zn;
+                            bnd[nb++] = st.zf;
+                        }
+                        c.best[i] = ibest(&r, 1.0f, bnd, nb);
+                    }
+                    if (f == 0) {
+                        bad = check_node(kt, &c, 0);
+                        if (bad && printed < 2) {
+                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
+                                   rp_isa_name(isas[v]), it, seed);
+                            check_node(kt, &c, 1);
+                            printed++;
+                        }
+                    } else {
+                        bad = 0;
+                        for (int k = 0; k < RP_BVH_WIDTH; k++)
+                            bad |= check_packet(kt, &c, n, k, 0);
+                        if (bad && printed < 2) {
+                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
+                                   rp_isa_name(isas[v]), it, seed);
+                            for (int k = 0; k < RP_BVH_WIDTH; k++)
+                                check_packet(kt, &c, n, k, 1);
+                            printed++;
+                        }
+                    }
+                } else {
+                    static bcase c;
+                    c.rays = rays;
+                    c.rays.n = 1;
+                    gen_block(&r, &c);
+                    unsigned long dr = 0;
+                    bad = check_block(kt, &c, 0, &dr);
+                    dropped += dr;
+                    lanes += c.n;
+                    if (bad && printed < 2) {
+                        printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
+                               rp_isa_name(isas[v]), it, seed);
+                        check_block(kt, &c, 1, &dr);
+                        printed++;
+                    }
+                }
+                if (bad) {
+                    kf[isas[v]]++;
+                    vfail[isas[v]]++;
+                    (*failed)++;
+                } else {
+                    vpass[isas[v]]++;
+                    (*passed)++;
+                }
+            }
+        }
+        rp_set_isa(RP_ISA_AUTO);
+        if (!tested)
+            continue;
+        printf("  %-24s", inames[f]);
+        for (int v = 0; v < nisa; v++)
+            if (isas[v] != RP_ISA_SCALAR)
+                printf(" %s:%s", rp_isa_name(isas[v]), kf[isas[v]] ? "FAILED" : "ok");
+        if (f == 2)
+            printf(" (%lu of %lu lanes dropped)", dropped, lanes);
+        printf("\n");
+        fflush(stdout);
+    }
+    rp_rays_free(&rays);
+}
