@@ -105,6 +105,7 @@ int rt_load_mesh(rt_geometry *g, const char *path, rt_err *e) {
     if (c == EOF)
         return rt_fail(e, "--mesh '%s': the file is empty", path);
 #ifndef RPT_HAVE_ASSIMP
+    (void)g;
     return rt_fail(e, "--mesh '%s': rp_trace was built without libassimp "
                       "(install libassimp-dev and rebuild); only the built-in scene is available",
                    path);
