@@ -46,7 +46,8 @@ static inline rp_arg arg(const void *p, size_t bytes, unsigned role) {
 static inline rp_arg arg_status(rp_status s) { return arg(NULL, (size_t)s, RP_ARG_STATUS); }
 
 /* The fast path in front of rp_check_args: 1 when the list surely passes
- * (rp_check_args would return RP_OK), 0 when rp_check_args must decide.
+ * (rp_check_args would return RP_OK), 0 when rp_check_args must decide
+ * (a failing entry, a possible overlap, an absurd size).
  * Overlaps: nothing can overlap when no output has a byte (every output
  * holds n elements); the rays' arrays (RP_ARG_RAYS) all hold n floats, so
  * the written one (tmax) meets another iff their starts are less than
@@ -59,6 +60,9 @@ RP_ALWAYS_INLINE int args_fast(const rp_arg *a, size_t n) {
         unsigned r = a[k].role;
         bad |= (uintptr_t)((p == 0) & (a[k].bytes != 0) & !(r & RP_ARG_OPT));
         bad |= p & ((r & RP_ARG_ALIGN) ? 3u : 0u);
+        /* sizes no array can have (n near SIZE_MAX / 4): the sums below
+         * could wrap, so rp_check_args decides */
+        bad |= (uintptr_t)(!(r & RP_ARG_STATUS) & (a[k].bytes > (SIZE_MAX >> 3)));
         outbytes |= (r & RP_ARG_OUT) ? a[k].bytes : 0;
     }
     if (bad)
