@@ -12,7 +12,8 @@
 // rows (scene/<variant>/<kind>/<mesh>, rp_scene_* against Embree) are in
 // scene_bench.cc.  call/<variant>/1x1 (issue 13) is the fixed cost of a
 // public call: one ray against one primitive through each of the six batch
-// kernels in turn; counter ns_per_call is per call.
+// kernels in turn; call/<variant>/1x0 the same calls with no primitive (no
+// kernel runs: checks and dispatch alone); counter ns_per_call is per call.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -128,7 +129,7 @@ out:
 // ray and one primitive, after putting back tmax and the empty record (two
 // stores) so every closest call takes the hit path.  Reported per call:
 // ns_per_call and cyc_per_call (the time columns are per iteration: 6 calls).
-void run_call(benchmark::State &state, rp_isa isa) {
+void run_call(benchmark::State &state, rp_isa isa, size_t count) {
     rp_rays rays;
     rp_hits hits;
     if (rp_rays_alloc(1, &rays) != RP_OK || rp_hits_alloc(1, &hits) != RP_OK)
@@ -150,17 +151,19 @@ void run_call(benchmark::State &state, rp_isa isa) {
     const rp_plane pl = {{0, 0, 1}, 0.0f};
     uint8_t hit[4] = {0}, occ[4] = {0};
     float tn[4] = {0}, tf[4] = {0};
-    constexpr int kCalls = 6;
+    // 1x0: no primitive, so no kernel runs (rp_intersect_aabb, which always
+    // has its one box, is left out): the checks and the dispatch alone
+    const int kCalls = count ? 6 : 5;
     double t0 = rpb_thread_cpu();
     for (auto _ : state) {
         rays.tmax[0] = INFINITY;
         hits.prim[0] = RP_NO_HIT;
-        st = rp_intersect_aabb(&rays, NULL, &box, hit, tn, tf);
-        st = (rp_status)(st | rp_closest_aabb(&rays, NULL, &box, 1, 0, &hits));
-        st = (rp_status)(st | rp_closest_triangle(&rays, NULL, &tri, 1, 1, 0, &hits));
-        st = (rp_status)(st | rp_occluded_triangle(&rays, NULL, &tri, 1, 0, occ));
-        st = (rp_status)(st | rp_closest_sphere(&rays, NULL, &sph, 1, 2, &hits));
-        st = (rp_status)(st | rp_closest_plane(&rays, NULL, &pl, 1, 3, &hits));
+        st = count ? rp_intersect_aabb(&rays, NULL, &box, hit, tn, tf) : RP_OK;
+        st = (rp_status)(st | rp_closest_aabb(&rays, NULL, &box, count, 0, &hits));
+        st = (rp_status)(st | rp_closest_triangle(&rays, NULL, &tri, count, 1, 0, &hits));
+        st = (rp_status)(st | rp_occluded_triangle(&rays, NULL, &tri, count, 0, occ));
+        st = (rp_status)(st | rp_closest_sphere(&rays, NULL, &sph, count, 2, &hits));
+        st = (rp_status)(st | rp_closest_plane(&rays, NULL, &pl, count, 3, &hits));
         benchmark::ClobberMemory();
     }
     double secs = rpb_thread_cpu() - t0;
@@ -172,7 +175,9 @@ void run_call(benchmark::State &state, rp_isa isa) {
         state.counters["cyc_per_call"] = secs * g_hz / calls;
     }
     state.SetItemsProcessed((int64_t)calls);
-    state.SetLabel(std::string(rp_isa_name(isa)) + ": 6 kernels x 1 ray x 1 primitive, per call");
+    state.SetLabel(std::string(rp_isa_name(isa)) +
+                   (count ? ": 6 kernels x 1 ray x 1 primitive, per call"
+                          : ": 5 kernels x 1 ray x 0 primitives (checks and dispatch), per call"));
     rp_rays_free(&rays);
     rp_hits_free(&hits);
     rp_set_isa(RP_ISA_AUTO);
@@ -220,8 +225,13 @@ int main(int argc, char **argv) {
     for (int v = 0; v < RP_ISA_COUNT; v++)
         if ((native & (1u << v)) || v == RP_ISA_SCALAR) {
             rp_isa isa = (rp_isa)v;
-            std::string name = std::string("call/") + rp_isa_name(isa) + "/1x1";
-            benchmark::RegisterBenchmark(name.c_str(), [isa](benchmark::State &st) { run_call(st, isa); });
+            for (size_t count : {size_t{1}, size_t{0}}) { // 1x1, then 1x0
+                std::string name = std::string("call/") + rp_isa_name(isa) + "/1x" +
+                                   std::to_string(count);
+                benchmark::RegisterBenchmark(name.c_str(), [isa, count](benchmark::State &st) {
+                    run_call(st, isa, count);
+                });
+            }
         }
 
     for (int k = 0; k < RPB_KERNEL_COUNT; k++)
