@@ -91,19 +91,14 @@ RP_INLINE unsigned qray_node4(const qray *q, const float *base, const uint32_t *
     vq zn = t0[2], zf = t1[2];
     /* line & !(zn > best) & !(zf < tmin) */
     unsigned out = q_bits(q_or(q_gt(zn, q_set1(best)), q_lt(zf, q_set1(q->r.tmin))));
+    /* empty children (child RP_NO_HIT: a NaN's bits, unlike any index,
+     * which is a finite float or a denormal equal to itself under DAZ too):
+     * their inverted boxes may pass where NaN slab values bound nothing */
+    vq ch = q_load((const float *)(const void *)child);
     /* FLT_MAX: a saturated overflow (rp_ref_slab_wt_steps) */
     vq line = q_or(q_le(tn, tf), q_or(q_eq(tf, q_set1(0x1.fffffep+127f)),
                                       q_eq(tn, q_set1(-0x1.fffffep+127f))));
-    unsigned h = q_bits(line) & ~out;
-    /* empty children (child RP_NO_HIT, box lo = +inf, hi = -inf): any axis
-     * that bounds gives them t0 = +inf and t1 = -inf, a miss; only a ray
-     * whose three axes are loose may pass them.  Then drop them by child
-     * (RP_NO_HIT has a NaN's bits, unlike any index, which is a finite
-     * float or a denormal equal to itself under DAZ too). */
-    if (q->loose == 7u) {
-        vq ch = q_load((const float *)(const void *)child);
-        h &= q_bits(q_eq(ch, ch));
-    }
+    unsigned h = q_bits(q_and(line, q_eq(ch, ch))) & ~out;
     q_store(ent, zn);
     return h;
 }
