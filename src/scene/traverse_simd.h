@@ -365,7 +365,8 @@ static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const ui
  *     reference rejects, never drop one the reference hits in [tmin, best];
  *   - scene_box_packet: the packet box test (box_test) of rays i .. i+m-1
  *     (any m: packets of V_W) against child k of nd with per-ray best t
- *     (best[0] for ray i): hit bytes and kz entries. */
+ *     (best[0] for ray i): hit bytes and kz entries; an empty child is
+ *     a miss for every ray, as scene_packet skips it before box_test. */
 static unsigned scene_node_ray(const rp_rays *rays, size_t i, float bound,
                                const rp_bvh_node *nd, float best, float *ent) {
     qray q;
@@ -383,6 +384,10 @@ static unsigned scene_block_ray(const rp_rays *rays, size_t i, float bound, cons
 static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float bound,
                              const rp_bvh_node *nd, int k, const float *best, uint8_t *hit,
                              float *entry) {
+    if (nd->child[k] == RP_NO_HIT) { /* scene_packet skips empty children */
+        memset(hit, 0, m);
+        return;
+    }
     for (size_t i0 = i; i0 < i + m; i0 += V_W) { /* packets of V_W rays */
         size_t w = min_w(i + m - i0);
         vray r;
