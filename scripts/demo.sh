@@ -15,6 +15,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh libassimp-dev libpng-dev # what the demo needs, not the test tools
-[ -f build/build.ninja ] || meson setup build --buildtype=release
+# Off ARM the NEON variant is SIMDe's emulation, there for cross-checking
+# (the tests build it), never for speed, and its source is the slowest to
+# compile: the demo leaves it out.
+case "$(uname -m)" in
+  aarch64|arm64) variants=() ;;
+  *) variants=(-Dneon=disabled) ;;
+esac
+[ -f build/build.ninja ] || meson setup build --buildtype=release "${variants[@]}"
 ninja -C build examples/rp_trace
 build/examples/rp_trace -o trace.png "$@"
