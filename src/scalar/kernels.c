@@ -35,113 +35,124 @@ static void intersect_aabb(const rp_rays *rays, const uint8_t *active,
     }
 }
 
-/* The loop every closest-hit kernel shares: for each active ray, SETUP(&ray)
- * (per-ray state), then TEST(&ray, &prims[j], &t) -> candidate over all
- * primitives in index order,
- * keep the record by rp_ref_accept, and write it once at the end (with the
- * barycentrics UV computes for the kept primitive). */
-#define CLOSEST_LOOP_SETUP(prims, count, base, SETUP, TEST, UV)              \
-    for (size_t i = 0; i < rays->n; i++) {                                   \
-        if (active && !active[i])                                            \
-            continue;                                                        \
-        rp_ray1 r = load_ray(rays, i);                                       \
-        SETUP(&r);                                                           \
-        int has = hits->prim[i] != RP_NO_HIT;                                \
-        size_t best_j = SIZE_MAX;                                            \
-        for (size_t j = 0; j < (count); j++) {                               \
-            float t;                                                         \
-            int c = TEST(&r, &(prims)[j], &t);                               \
-            if (c && rp_ref_accept(t, r.tmin, r.tmax, has)) {                \
-                r.tmax = t;                                                  \
-                has = 1;                                                     \
-                best_j = j;                                                  \
-            }                                                                \
-        }                                                                    \
-        if (best_j != SIZE_MAX) {                                            \
-            float u = 0.0f, v = 0.0f;                                        \
-            UV(&r, &(prims)[best_j], &u, &v);                                \
-            rays->tmax[i] = r.tmax;                                          \
-            hits->t[i] = r.tmax;                                             \
-            hits->u[i] = u;                                                  \
-            hits->v[i] = v;                                                  \
-            hits->prim[i] = (base) + (uint32_t)best_j;                       \
-        }                                                                    \
-    }
+/* The loop every closest-hit kernel shares, written once: for each active
+ * ray, its per-ray state (the watertight frame, when the kind needs it),
+ * then kind->test over all primitives in index order, keeping the record
+ * by rp_ref_accept, written once at the end with the barycentrics
+ * kind->uv computes for the kept primitive (u = v = 0 without one).  Each
+ * kernel passes a constant kind, so the compiler inlines the loop with its
+ * test into the kernel, as the macro it replaces did. */
+typedef struct cl_ray {
+    rp_ray1 r;
+    rp_wt_ray w; /* the watertight frame (kinds with wt set) */
+    unsigned flags;
+} cl_ray;
 
-#define NO_UV(r, p, u, v) ((void)0)
-#define NO_SETUP(r) ((void)0)
-#define CLOSEST_LOOP(prims, count, base, TEST, UV)                           \
-    CLOSEST_LOOP_SETUP(prims, count, base, NO_SETUP, TEST, UV)
+typedef struct cl_kind {
+    size_t size; /* bytes per primitive */
+    int wt;      /* make the watertight frame per ray */
+    int (*test)(const cl_ray *c, const void *prim, float *t);
+    void (*uv)(const cl_ray *c, const void *prim, float *u, float *v); /* NULL: 0, 0 */
+} cl_kind;
+
+static inline __attribute__((always_inline)) void
+closest_loop(rp_rays *rays, const uint8_t *active, const void *prims, size_t count,
+             uint32_t base, unsigned flags, const cl_kind *kind, rp_hits *hits) {
+    const unsigned char *p = (const unsigned char *)prims;
+    for (size_t i = 0; i < rays->n; i++) {
+        if (active && !active[i])
+            continue;
+        cl_ray c;
+        c.r = load_ray(rays, i);
+        c.flags = flags;
+        if (kind->wt)
+            c.w = rp_ref_wt_setup(&c.r);
+        int has = hits->prim[i] != RP_NO_HIT;
+        size_t best_j = SIZE_MAX;
+        for (size_t j = 0; j < count; j++) {
+            float t;
+            if (kind->test(&c, p + j * kind->size, &t) &&
+                rp_ref_accept(t, c.r.tmin, c.r.tmax, has)) {
+                c.r.tmax = t;
+                has = 1;
+                best_j = j;
+            }
+        }
+        if (best_j != SIZE_MAX) {
+            float u = 0.0f, v = 0.0f;
+            if (kind->uv)
+                kind->uv(&c, p + best_j * kind->size, &u, &v);
+            rays->tmax[i] = c.r.tmax;
+            hits->t[i] = c.r.tmax;
+            hits->u[i] = u;
+            hits->v[i] = v;
+            hits->prim[i] = base + (uint32_t)best_j;
+        }
+    }
+}
 
 /* Box as a closest-hit test: the slab clipped by the running best (tmax),
  * t = the entry.  tn <= tf <= best already holds on a hit, so
  * rp_ref_accept adds only the strictness rule. */
-static inline int box_test(const rp_ray1 *r, const rp_aabb *b, float *t) {
+static int box_test(const cl_ray *c, const void *b, float *t) {
     float tf;
-    return rp_ref_slab(r, b, t, &tf);
+    return rp_ref_slab(&c->r, (const rp_aabb *)b, t, &tf);
 }
 
 static void closest_aabb(rp_rays *rays, const uint8_t *active,
                          const rp_aabb *boxes, size_t count, uint32_t base,
                          rp_hits *hits) {
-    CLOSEST_LOOP(boxes, count, base, box_test, NO_UV)
+    static const cl_kind kind = {sizeof(rp_aabb), 0, box_test, NULL};
+    closest_loop(rays, active, boxes, count, base, 0, &kind, hits);
 }
 
 /* Triangle as a closest-hit test: decide without dividing, then t. */
-static inline int tri_test(const rp_ray1 *r, const rp_triangle *tri,
-                           unsigned flags, float *t) {
+static inline int tri_test1(const rp_ray1 *r, const rp_triangle *tri,
+                            unsigned flags, float *t) {
     rp_tri_eval e = rp_ref_tri_eval(r, tri, flags);
     if (!e.candidate)
         return 0;
     *t = rp_ref_tri_t(&e);
     return 1;
 }
+static int tri_test(const cl_ray *c, const void *tri, float *t) {
+    return tri_test1(&c->r, (const rp_triangle *)tri, c->flags, t);
+}
+/* u, v are divided only for the kept triangle, re-evaluated with the same
+ * operations (so bit-identical to keeping them from the loop). */
+static void tri_uv(const cl_ray *c, const void *tri, float *u, float *v) {
+    rp_tri_eval e = rp_ref_tri_eval(&c->r, (const rp_triangle *)tri, c->flags);
+    rp_ref_tri_uv(&e, u, v);
+}
 
 /* The watertight test as a closest-hit test: the ray's frame and shear are
- * made once per ray (rp_ref_wt_setup), outside the loop over triangles. */
-static inline int wt_test(const rp_ray1 *r, const rp_wt_ray *w,
-                          const rp_triangle *tri, unsigned flags, float *t) {
+ * made once per ray (rp_ref_wt_setup, cl_kind.wt), outside the loop over
+ * triangles. */
+static inline int wt_test1(const rp_ray1 *r, const rp_wt_ray *w,
+                           const rp_triangle *tri, unsigned flags, float *t) {
     rp_wt_eval e = rp_ref_wt_eval(r, w, tri, flags);
     if (!e.candidate)
         return 0;
     *t = rp_ref_wt_t(r, w, tri, &e);
     return 1;
 }
-
-static void closest_triangle_wt(rp_rays *rays, const uint8_t *active,
-                                const rp_triangle *tris, size_t count,
-                                uint32_t base, unsigned flags, rp_hits *hits) {
-#define WT_TEST(r, p, t) wt_test((r), &w, (p), flags, (t))
-#define WT_UV(r, p, u, v)                                                    \
-    do {                                                                     \
-        rp_wt_eval e = rp_ref_wt_eval((r), &w, (p), flags);                  \
-        rp_ref_wt_uv(&e, (u), (v));                                          \
-    } while (0)
-#define WT_SETUP(r) rp_wt_ray w = rp_ref_wt_setup(r)
-    CLOSEST_LOOP_SETUP(tris, count, base, WT_SETUP, WT_TEST, WT_UV)
-#undef WT_TEST
-#undef WT_UV
-#undef WT_SETUP
+static int wt_test(const cl_ray *c, const void *tri, float *t) {
+    return wt_test1(&c->r, &c->w, (const rp_triangle *)tri, c->flags, t);
+}
+static void wt_uv(const cl_ray *c, const void *tri, float *u, float *v) {
+    rp_wt_eval e = rp_ref_wt_eval(&c->r, &c->w, (const rp_triangle *)tri, c->flags);
+    rp_ref_wt_uv(&e, u, v);
 }
 
 static void closest_triangle(rp_rays *rays, const uint8_t *active,
                              const rp_triangle *tris, size_t count,
                              uint32_t base, unsigned flags, rp_hits *hits) {
-    if (flags & RP_WATERTIGHT) {
-        closest_triangle_wt(rays, active, tris, count, base, flags, hits);
-        return;
-    }
-    /* u, v are divided only for the kept triangle, re-evaluated with the
-     * same operations (so bit-identical to keeping them from the loop). */
-#define TRI_TEST(r, p, t) tri_test((r), (p), flags, (t))
-#define TRI_UV(r, p, u, v)                                                   \
-    do {                                                                     \
-        rp_tri_eval e = rp_ref_tri_eval((r), (p), flags);                    \
-        rp_ref_tri_uv(&e, (u), (v));                                         \
-    } while (0)
-    CLOSEST_LOOP(tris, count, base, TRI_TEST, TRI_UV)
-#undef TRI_TEST
-#undef TRI_UV
+    static const cl_kind mt = {sizeof(rp_triangle), 0, tri_test, tri_uv};
+    static const cl_kind wt = {sizeof(rp_triangle), 1, wt_test, wt_uv};
+    if (flags & RP_WATERTIGHT)
+        closest_loop(rays, active, tris, count, base, flags, &wt, hits);
+    else
+        closest_loop(rays, active, tris, count, base, flags, &mt, hits);
 }
 
 static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
@@ -154,8 +165,8 @@ static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
         rp_wt_ray w = rp_ref_wt_setup(&r);
         for (size_t j = 0; j < count; j++) {
             float t;
-            int c = (flags & RP_WATERTIGHT) ? wt_test(&r, &w, &tris[j], flags, &t)
-                                            : tri_test(&r, &tris[j], flags, &t);
+            int c = (flags & RP_WATERTIGHT) ? wt_test1(&r, &w, &tris[j], flags, &t)
+                                            : tri_test1(&r, &tris[j], flags, &t);
             if (!c)
                 continue;
             if ((t >= r.tmin) & (t <= r.tmax)) {
@@ -166,16 +177,24 @@ static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
     }
 }
 
+static int sphere_test(const cl_ray *c, const void *s, float *t) {
+    return rp_ref_sphere(&c->r, (const rp_sphere *)s, t);
+}
 static void closest_sphere(rp_rays *rays, const uint8_t *active,
                            const rp_sphere *spheres, size_t count,
                            uint32_t base, rp_hits *hits) {
-    CLOSEST_LOOP(spheres, count, base, rp_ref_sphere, NO_UV)
+    static const cl_kind kind = {sizeof(rp_sphere), 0, sphere_test, NULL};
+    closest_loop(rays, active, spheres, count, base, 0, &kind, hits);
 }
 
+static int plane_test(const cl_ray *c, const void *p, float *t) {
+    return rp_ref_plane(&c->r, (const rp_plane *)p, t);
+}
 static void closest_plane(rp_rays *rays, const uint8_t *active,
                           const rp_plane *planes, size_t count, uint32_t base,
                           rp_hits *hits) {
-    CLOSEST_LOOP(planes, count, base, rp_ref_plane, NO_UV)
+    static const cl_kind kind = {sizeof(rp_plane), 0, plane_test, NULL};
+    closest_loop(rays, active, planes, count, base, 0, &kind, hits);
 }
 
 const rp_kernels rp_kernels_scalar = {
