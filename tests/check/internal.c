@@ -151,33 +151,12 @@ static int fsame(float a, float b) {
     return x == y;
 }
 
-static int name_selected(const char *list, const char *name) {
-    if (!list)
-        return 1;
-    const char *p = list;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        char buf[64];
-        if (l && l < sizeof buf) {
-            memcpy(buf, p, l);
-            buf[l] = 0;
-            if (strstr(name, buf))
-                return 1;
-        }
-        if (!e)
-            break;
-        p = e + 1;
-    }
-    return 0;
-}
-
 static const char *const inames[3] = {"internal_node_ray", "internal_box_packet",
                                       "internal_block_ray"};
 
 int rpc_internal_selected(const char *kernel_list) {
     for (int f = 0; f < 3; f++)
-        if (name_selected(kernel_list, inames[f]))
+        if (rpc_name_selected(kernel_list, inames[f]))
             return 1;
     return 0;
 }
@@ -405,7 +384,7 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
         return;
     }
     for (int f = 0; f < 3; f++) {
-        if (!name_selected(kernel_list, inames[f]))
+        if (!rpc_name_selected(kernel_list, inames[f]))
             continue;
         unsigned long kf[RP_ISA_COUNT] = {0}, dropped = 0, lanes = 0;
         int tested = 0;

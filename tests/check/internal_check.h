@@ -1,7 +1,8 @@
 /*
  * internal_check.h - rp_check's tests of internal functions (internal.c):
  * the scene traversals' steps in each variant's table against the scalar
- * reference.  Built when rp_check links the static library (RP_CHECK_INTERNAL).
+ * reference.  Built when rp_check links the static library (RP_CHECK_INTERNAL);
+ * rpc_name_selected is rp_check.c's, shared with it.
  */
 #ifndef RP_INTERNAL_CHECK_H
 #define RP_INTERNAL_CHECK_H
@@ -9,6 +10,9 @@
 
 #include "raypack.h"
 
+/* rp_check.c: 1 if the comma-separated substrings of list (NULL: all)
+ * match name */
+int rpc_name_selected(const char *list, const char *name);
 /* 1 if --kernel=LIST (NULL: all) selects one of the internal functions */
 int rpc_internal_selected(const char *kernel_list);
 /* Runs the selected ones on the variants isas[0..nisa) (the scalar one has

@@ -113,9 +113,7 @@
 
 #include "../fpenv.h" /* --fpenv */
 #include "../harness.h" /* arrays, kernels, guard buffers, the call switch (shared with rp_fuzz) */
-#ifdef RP_CHECK_INTERNAL
-#include "internal_check.h" /* internal functions against the reference (internal.c) */
-#endif
+#include "internal_check.h" /* internal functions against the reference (internal.c); rpc_name_selected */
 
 _Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
 _Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
@@ -1637,8 +1635,9 @@ static int parse_u64(const char *s, uint64_t *out) {
     return 1;
 }
 
-/* does the comma-separated list of substrings match this kernel? */
-static int kernel_selected(const char *list, const kdesc *kd) {
+/* does the comma-separated list of substrings (NULL: everything) match
+ * this name?  (Also used by internal.c for its function names.) */
+int rpc_name_selected(const char *list, const char *name) {
     if (!list) return 1;
     const char *p = list;
     while (*p) {
@@ -1648,13 +1647,18 @@ static int kernel_selected(const char *list, const kdesc *kd) {
         if (l && l < sizeof buf) {
             memcpy(buf, p, l);
             buf[l] = 0;
-            if (strstr(kd->name, buf) || (kd->alias && strstr(kd->alias, buf)))
+            if (strstr(name, buf))
                 return 1;
         }
         if (!e) break;
         p = e + 1;
     }
     return 0;
+}
+
+/* ... this kernel, by its name or its alias? */
+static int kernel_selected(const char *list, const kdesc *kd) {
+    return rpc_name_selected(list, kd->name) || (kd->alias && rpc_name_selected(list, kd->alias));
 }
 
 static const char *isa_state(rp_isa i) {
