@@ -318,14 +318,57 @@ static inline void rp_ref_wt_normal(const float v[9], float n[3]) {
     a = e1[0] * e2[1]; b = e1[1] * e2[0]; n[2] = (float)(a - b);
 }
 
+/* The largest |coordinate| of a triangle (9 floats, world order v0.x,
+ * v0.y, v0.z, v1.x, ...), the triangle's own bound for rp_ref_wt_pad. */
+static inline float rp_ref_wt_tri_inf(const float p[9]) {
+    float m = fabsf(p[0]);
+    for (int k = 1; k < 9; k++)
+        m = rp_maxf(fabsf(p[k]), m);
+    return m;
+}
+
+/* An axis whose rd bounds the clamp of t (rp_ref_wt_tplane) and the full
+ * slab's range (rp_ref_slab_wt_steps): rd finite, nonzero and not
+ * +-FLT_MAX (not NaN, not flushed, not saturated, not infinite). */
+static inline int rp_ref_wt_bounding(float rd) {
+    float a = fabsf(rd);
+    return (a > 0.0f) & (a < 0x1.fffffep+127f);
+}
+
+/* Where the ray's line crosses the slab of one axis of a triangle grown by
+ * pad: its three coordinates a, b, c along the axis, o and rd the ray's.
+ * The operations of the box test (rp_ref_slab_wt_steps) with the
+ * triangle's min and max in place of the box's planes. */
+static inline void rp_ref_wt_axis(float a, float b, float c, float o, float rd, float pad,
+                                  float *t0, float *t1) {
+    float lo = rp_minf(b, a), hi = rp_maxf(b, a);
+    lo = rp_minf(c, lo);
+    hi = rp_maxf(c, hi);
+    int neg = rd < 0.0f;
+    float on = neg ? o - pad : o + pad;
+    float of = neg ? o + pad : o - pad;
+    float n = (neg ? hi : lo) - on;
+    float f = (neg ? lo : hi) - of;
+    *t0 = n * rd;
+    *t1 = f * rd;
+}
+
 /* t of an inside triangle, in the ray's frame (v: the nine vertex
  * components ordered kx, ky, kz per vertex; o, d, n: the ray's and the
- * normal's (rp_ref_wt_normal), same order; sz = 1 / d[kz] as prepared): the
- * intersection with the triangle's plane, t = (n . (v0 - o)) / (n . d), in
- * float, clamped to [min zk, max zk], zk = sz * (vk[kz] - o[kz]) (where the
- * ray crosses each vertex's kz plane; a NaN t, from a ray in the plane,
- * becomes min zk), so it never leaves the triangle's kz slab, which the
- * conservative box test relies on.  Why not Woop's barycentric
+ * normal's (rp_ref_wt_normal), same order; sz = 1 / d[kz] as prepared;
+ * rd2: rd[kx], rd[ky] as prepared; pad: rp_ref_wt_pad of the ray and the
+ * triangle's own bound, rp_ref_wt_tri_inf): the intersection with the
+ * triangle's plane, t = (n . (v0 - o)) / (n . d), in float, clamped to
+ * [lo, hi], the intersection of the triangle's kz range [min zk, max zk],
+ * zk = sz * (vk[kz] - o[kz]) (where the ray crosses each vertex's kz
+ * plane), with the ranges [t0, t1] where the line lies inside the
+ * triangle's kx and ky slabs grown by pad (rp_ref_wt_axis; only axes whose
+ * rd bounds, rp_ref_wt_bounding).  A NaN t (a ray in the plane) becomes
+ * lo.  When lo > hi the result is NaN, which no [tmin, tmax] accepts: no
+ * hit (argued below never to happen where the float values are normal).
+ * So t never leaves the triangle's kz slab nor its grown kx and ky slabs,
+ * which the conservative box test relies on (see the comment above
+ * rp_ref_wt_pad).  Why not Woop's barycentric
  * t = (U z0 + V z1 + W z2) / det: it is a weighted mean of the zk, and for a
  * long thin triangle whose vertices' zk lie far from the hit, the weights'
  * rounding is multiplied by that distance: on a tube of radius 0.01 and
@@ -335,7 +378,8 @@ static inline void rp_ref_wt_normal(const float v[9], float n[3]) {
  * to 0 for slivers and det overflowed for huge ones, which rp_fuzz found
  * through the box test.)  Every variant computes this on inside lanes only. */
 static inline float rp_ref_wt_tplane(const float v[9], const float o[3], const float d[3],
-                                     const float n[3], float sz) {
+                                     const float n[3], float sz, const float rd2[2],
+                                     float pad) {
     float q[3], a, b;
     for (int k = 0; k < 3; k++)
         q[k] = v[k] - o[k];
@@ -351,9 +395,17 @@ static inline float rp_ref_wt_tplane(const float v[9], const float o[3], const f
     float lo = rp_minf(z1, z0), hi = rp_maxf(z1, z0);
     lo = rp_minf(z2, lo);
     hi = rp_maxf(z2, hi);
+    for (int k = 0; k < 2; k++) {
+        if (!rp_ref_wt_bounding(rd2[k]))
+            continue;
+        float t0, t1;
+        rp_ref_wt_axis(v[k], v[3 + k], v[6 + k], o[k], rd2[k], pad, &t0, &t1);
+        lo = rp_maxf(t0, lo);
+        hi = rp_minf(t1, hi);
+    }
     t = rp_maxf(t, lo); /* NaN t: lo */
     t = rp_minf(t, hi);
-    return t;
+    return lo > hi ? NAN : t;
 }
 
 /* u = V / det and v = W / det of the kept hit, in double (no overflow of
@@ -408,26 +460,30 @@ static inline rp_wt_eval rp_ref_wt_eval(const rp_ray1 *r, const rp_wt_ray *w,
     return e;
 }
 
+static inline float rp_ref_wt_pad(const rp_ray1 *r, float box_inf);
+
 /* t of a candidate (rp_ref_wt_tplane, in the ray's frame). */
 static inline float rp_ref_wt_t(const rp_ray1 *r, const rp_wt_ray *w, const rp_triangle *tri,
                                 const rp_wt_eval *e) {
     const float o3[3] = {r->ox, r->oy, r->oz}, d3[3] = {r->dx, r->dy, r->dz};
+    const float rd3[3] = {r->rdx, r->rdy, r->rdz};
     const rp_vec3 *vs[3] = {&tri->v0, &tri->v1, &tri->v2};
     const int ax[3] = {w->kx, w->ky, w->kz};
+    const float p[9] = {vs[0]->x, vs[0]->y, vs[0]->z, vs[1]->x, vs[1]->y,
+                        vs[1]->z, vs[2]->x, vs[2]->y, vs[2]->z};
     float v[9], o[3], d[3];
     for (int k = 0; k < 3; k++) {
-        const float p[3][3] = {{vs[0]->x, vs[0]->y, vs[0]->z},
-                               {vs[1]->x, vs[1]->y, vs[1]->z},
-                               {vs[2]->x, vs[2]->y, vs[2]->z}};
         for (int i = 0; i < 3; i++)
-            v[3 * i + k] = p[i][ax[k]];
+            v[3 * i + k] = p[3 * i + ax[k]];
         o[k] = o3[ax[k]];
         d[k] = d3[ax[k]];
     }
     (void)e;
     float n[3];
     rp_ref_wt_normal(v, n);
-    return rp_ref_wt_tplane(v, o, d, n, w->sz);
+    const float rd2[2] = {rd3[w->kx], rd3[w->ky]};
+    float pad = rp_ref_wt_pad(r, rp_ref_wt_tri_inf(p));
+    return rp_ref_wt_tplane(v, o, d, n, w->sz, rd2, pad);
 }
 
 static inline void rp_ref_wt_uv(const rp_wt_eval *e, float *u, float *v) {
@@ -472,9 +528,11 @@ static inline float rp_ref_wt_pad(const rp_ray1 *r, float box_inf) {
 
 /* The steps of rp_ref_slab_wt, kept for diagnostics (rp_fuzz prints them
  * when the box property fails): grown origins, slab distances, the line's
- * [tn, tf] and the kz slab [zn, zf]. */
+ * [tn, tf], the kz slab [zn, zf] and the range [rn, rf]: the slab
+ * distances of kz and of the kx, ky axes whose rd bounds
+ * (rp_ref_wt_bounding), which meets [tmin, tmax]. */
 typedef struct rp_slab_wt_steps {
-    float on[3], of[3], t0[3], t1[3], tn, tf, zn, zf;
+    float on[3], of[3], t0[3], t1[3], tn, tf, zn, zf, rn, rf;
     int line, range, valid_box;
 } rp_slab_wt_steps;
 
@@ -485,6 +543,7 @@ static inline int rp_ref_slab_wt_steps(const rp_ray1 *r, const rp_wt_ray *w, con
     const float lo[3] = {b->min.x, b->min.y, b->min.z};
     const float hi[3] = {b->max.x, b->max.y, b->max.z};
     float tn = -INFINITY, tf = INFINITY, zn = 0.0f, zf = 0.0f;
+    float rn = -INFINITY, rf = INFINITY;
     for (int k = 0; k < 3; k++) {
         st->on[k] = st->of[k] = o[k];
         st->t0[k] = -INFINITY;
@@ -517,11 +576,20 @@ static inline int rp_ref_slab_wt_steps(const rp_ray1 *r, const rp_wt_ray *w, con
             zn = t0;
             zf = t1;
         }
+        /* the range: kz as it is (an infinite rd included: t's kz clamp
+         * is made with the same rd), the other two where t is clamped to
+         * their slab (rp_ref_wt_tplane); a NaN bounds nothing */
+        if (k == w->kz || rp_ref_wt_bounding(rd[k])) {
+            rn = rp_maxf(t0, rn);
+            rf = rp_minf(t1, rf);
+        }
     }
     st->tn = tn;
     st->tf = tf;
     st->zn = zn;
     st->zf = zf;
+    st->rn = rn;
+    st->rf = rf;
     /* An overflowing slab distance is FLT_MAX, not inf, under directed
      * rounding (downward for a positive one, upward for a negative one,
      * toward zero for both), while an infinite rd gives a true inf on
@@ -530,19 +598,18 @@ static inline int rp_ref_slab_wt_steps(const rp_ray1 *r, const rp_wt_ray *w, con
      * found a ray with d ~ 1e-42 whose tf = FLT_MAX < tn = inf rejected a
      * box holding a hit at t = inf). */
     st->line = (tn <= tf) | (tf == 0x1.fffffep+127f) | (tn == -0x1.fffffep+127f);
-    /* a NaN (an infinite pad or box times a tiny rd) bounds nothing */
-    st->range = !(zn > r->tmax) & !(zf < r->tmin);
+    st->range = !(rn > r->tmax) & !(rf < r->tmin);
     st->valid_box = rp_ref_box_valid(b);
     return st->line & st->range & (r->rdx == r->rdx) & st->valid_box;
 }
 
-/* *entry: the grown kz slab's entry (zn), a lower bound of the t of every
+/* *entry: the range's entry (rn), a lower bound of the t of every
  * watertight hit inside the box, by which a traversal orders and prunes. */
 static inline int rp_ref_slab_wt_entry(const rp_ray1 *r, const rp_wt_ray *w, const rp_aabb *b,
                                        float pad, float *entry) {
     rp_slab_wt_steps st;
     int h = rp_ref_slab_wt_steps(r, w, b, pad, &st);
-    *entry = st.zn;
+    *entry = st.rn;
     return h;
 }
 

@@ -31,6 +31,7 @@ typedef struct qray {
     vq on[3], of[3], rd[3];
     int nearoff[3], faroff[3]; /* float offsets of the near and far planes in a node */
     unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
+    unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
     vq wo[3], wsx, wsy, wsz; /* o[kx], o[ky], o[kz]; the shear */
     int row[9];              /* block row of vertex k's kx, ky, kz component */
 } qray;
@@ -44,7 +45,7 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
     float pad = rp_ref_wt_pad(&r, bound);
     const float o[3] = {r.ox, r.oy, r.oz}, rd[3] = {r.rdx, r.rdy, r.rdz};
     const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
-    q->loose = 0;
+    q->loose = q->rloose = 0;
     for (int i = 0; i < 3; i++) {
         int a = ax[i], neg = rd[a] < 0.0f;
         /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane */
@@ -55,6 +56,9 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
         q->faroff[i] = (neg ? a : 3 + a) * RP_BVH_WIDTH;
         if ((!(rd[a] < 0.0f) && !(rd[a] > 0.0f)) || fabsf(rd[a]) == 0x1.fffffep+127f)
             q->loose |= 1u << i;
+        /* rp_ref_slab_wt_steps' range: kz, and kx, ky where rp_ref_wt_bounding */
+        if (i == 2 ? ((q->loose >> i) & 1u) : !rp_ref_wt_bounding(rd[a]))
+            q->rloose |= 1u << i;
         q->wo[i] = q_set1(o[a]);
     }
     q->wsx = q_set1(q->w.sx);
@@ -88,18 +92,33 @@ RP_INLINE unsigned qray_node4(const qray *q, const float *base, const uint32_t *
     tf = q_min(t1[1], tf);
     tn = q_max(t0[2], tn);
     tf = q_min(t1[2], tf);
-    vq zn = t0[2], zf = t1[2];
-    /* line & !(zn > best) & !(zf < tmin) */
-    unsigned out = q_bits(q_or(q_gt(zn, q_set1(best)), q_lt(zf, q_set1(q->r.tmin))));
-    /* empty children (child RP_NO_HIT: a NaN's bits, unlike any index,
-     * which is a finite float or a denormal equal to itself under DAZ too):
-     * their inverted boxes may pass where NaN slab values bound nothing */
-    vq ch = q_load((const float *)(const void *)child);
+    /* the range [rn, rf]: tn, tf unless kx or ky has an infinite rd (rare:
+     * an axis-parallel ray, or 1 / d overflowing under directed rounding),
+     * which bounds the line but not the range (rp_ref_slab_wt_steps) */
+    vq rn = tn, rf = tf;
+    if (q->rloose != q->loose) {
+        rn = q_set1(-INFINITY);
+        rf = q_set1(INFINITY);
+        for (int a = 0; a < 3; a++)
+            if (!((q->rloose >> a) & 1u)) {
+                rn = q_max(t0[a], rn);
+                rf = q_min(t1[a], rf);
+            }
+    }
+    /* line & !(rn > best) & !(rf < tmin) */
+    unsigned out = q_bits(q_or(q_gt(rn, q_set1(best)), q_lt(rf, q_set1(q->r.tmin))));
     /* FLT_MAX: a saturated overflow (rp_ref_slab_wt_steps) */
     vq line = q_or(q_le(tn, tf), q_or(q_eq(tf, q_set1(0x1.fffffep+127f)),
                                       q_eq(tn, q_set1(-0x1.fffffep+127f))));
-    unsigned h = q_bits(q_and(line, q_eq(ch, ch))) & ~out;
-    q_store(ent, zn);
+    unsigned h = q_bits(line) & ~out;
+    /* empty children (child RP_NO_HIT: a NaN's bits, unlike any index,
+     * which is a finite float or a denormal equal to itself under DAZ too):
+     * their inverted boxes may pass where NaN slab values bound nothing (a
+     * grown origin that overflowed to inf gives inf - inf; the fuzz
+     * corpus's wt_closest_fpenv_upward).  One load and compare: always. */
+    vq ch = q_load((const float *)(const void *)child);
+    h &= q_bits(q_eq(ch, ch));
+    q_store(ent, rn);
     return h;
 }
 

@@ -31,6 +31,10 @@ typedef struct vbox_ray {
     vf on[3], of[3];
     vm rd0[3]; /* rd == 0 or |rd| == FLT_MAX (flushed or saturated): the axis bounds nothing */
     int any_rd0;
+    /* kx or ky of the lane with an infinite rd: it bounds the line, not the
+     * range (rp_ref_slab_wt_steps, rp_ref_wt_bounding) */
+    vm rinf[3];
+    int any_rinf;
     /* when the live lanes share the signs of rd (bit a: rd[a] < 0), the
      * near and far planes are chosen once (no per-lane swap), else -1 */
     int oct;
@@ -47,7 +51,8 @@ RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
     const vf rd[3] = {r->rdx, r->rdy, r->rdz};
     const vm neg[3] = {r->negx, r->negy, r->negz};
     vf zero = vf_set1(0.0f);
-    b->any_rd0 = 0;
+    b->any_rd0 = b->any_rinf = 0;
+    const vm kz[3] = {m_andnot(live, m_or(r->wz1, r->wz2)), m_andnot(r->wz1, r->wz2), r->wz2};
     for (int k = 0; k < 3; k++) {
         vf lo = vf_sub(o[k], pad), hi = vf_add(o[k], pad);
         b->on[k] = vf_select(neg[k], lo, hi);
@@ -55,6 +60,8 @@ RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
         b->rd0[k] = m_or(vf_eq(rd[k], zero), /* rp_ref_slab_wt_steps */
                          vf_eq(vf_xorsign(rd[k], rd[k]), vf_set1(0x1.fffffep+127f)));
         b->any_rd0 |= m_any(b->rd0[k]);
+        b->rinf[k] = m_andnot(vf_eq(vf_xorsign(rd[k], rd[k]), vf_set1(INFINITY)), kz[k]);
+        b->any_rinf |= m_any(m_and(b->rinf[k], live));
     }
     unsigned l = m_bits(live);
     b->oct = 0;
@@ -69,7 +76,7 @@ RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
     }
 }
 
-/* rp_ref_slab_wt_entry for child k of nd, W rays; *entry: the kz entry. */
+/* rp_ref_slab_wt_entry for child k of nd, W rays; *entry: the range's entry. */
 RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, int k,
                       vf tmax, vf *entry) {
     const vf rd[3] = {r->rdx, r->rdy, r->rdz};
@@ -99,22 +106,24 @@ RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, i
         t0s[a] = t0;
         t1s[a] = t1;
     }
-    /* the kz axis of each lane (wt_setup_v's masks: kz = 1 for z1 & !z2),
-     * or the packet's (wt_uniform) */
-    vf zn, zf;
-    if (r->wkz >= 0) {
-        zn = t0s[r->wkz];
-        zf = t1s[r->wkz];
-    } else {
-        zn = vf_select(r->wz2, t0s[2], vf_select(r->wz1, t0s[1], t0s[0]));
-        zf = vf_select(r->wz2, t1s[2], vf_select(r->wz1, t1s[1], t1s[0]));
+    /* the range [rn, rf]: tn, tf unless a lane's kx or ky has an infinite
+     * rd (rare: an axis-parallel ray, or 1 / d overflowing under directed
+     * rounding), which bounds the line but not the range */
+    vf rn = tn, rf = tf;
+    if (b->any_rinf) {
+        rn = vf_set1(-INFINITY);
+        rf = vf_set1(INFINITY);
+        for (int a = 0; a < 3; a++) {
+            rn = vf_max(vf_select(b->rinf[a], vf_set1(-INFINITY), t0s[a]), rn);
+            rf = vf_min(vf_select(b->rinf[a], vf_set1(INFINITY), t1s[a]), rf);
+        }
     }
-    /* range: !(zn > tmax) & !(zf < tmin), NaN bounding nothing */
-    vm out = m_or(vf_gt(zn, tmax), vf_lt(zf, r->tmin));
+    /* range: !(rn > tmax) & !(rf < tmin) */
+    vm out = m_or(vf_gt(rn, tmax), vf_lt(rf, r->tmin));
     /* FLT_MAX: a saturated overflow (rp_ref_slab_wt_steps) */
     vm line = m_or(vf_le(tn, tf), m_or(vf_eq(tf, vf_set1(0x1.fffffep+127f)),
                                        vf_eq(tn, vf_set1(-0x1.fffffep+127f))));
-    *entry = zn;
+    *entry = rn;
     return m_andnot(line, out);
 }
 

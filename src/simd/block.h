@@ -54,6 +54,7 @@ typedef struct vray {
      * o[ky], o[kz], the shear sx, sy, sz, d[kz], and the axes as vf_pick
      * indices (packets) or as ints (one ray in every lane, bc_ray) */
     vf wox, woy, woz, wsx, wsy, wsz, wdkx, wdky, wdkz;
+    vf wrdkx, wrdky; /* rd[kx], rd[ky] (rp_ref_wt_tplane's clamp) */
     vp wpx, wpy, wpz;
     vm wz1, wz2; /* packets: |dy| > |dx|; |dz| > both (kz = 1 or 2) */
     int wkx, wky, wkz; /* the axes when uniform (bc_ray, wt_uniform), else -1 */
@@ -128,6 +129,8 @@ RP_INLINE void wt_setup_v(vray *v) {
     v->woy = RP_WT_PICK(v->oz, v->ox, v->oy);
     v->woz = RP_WT_PICK(v->ox, v->oy, v->oz);
     v->wsz = RP_WT_PICK(v->rdx, v->rdy, v->rdz);
+    v->wrdkx = RP_WT_PICK(v->rdy, v->rdz, v->rdx);
+    v->wrdky = RP_WT_PICK(v->rdz, v->rdx, v->rdy);
 #undef RP_WT_PICK
     v->wsx = vf_div(dkx, dkz);
     v->wsy = vf_div(dky, dkz);
@@ -216,6 +219,9 @@ RP_INLINE void bc_ray(const rp_rays *r, size_t i, unsigned need, vray *v) {
     v->wdkx = vf_set1(d[w.kx]);
     v->wdky = vf_set1(d[w.ky]);
     v->wdkz = vf_set1(w.dkz);
+    const float rd[3] = {s.rdx, s.rdy, s.rdz};
+    v->wrdkx = vf_set1(rd[w.kx]);
+    v->wrdky = vf_set1(rd[w.ky]);
     v->wkx = w.kx;
     v->wky = w.ky;
     v->wkz = w.kz;

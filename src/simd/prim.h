@@ -386,18 +386,13 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
         for (int i = 0; i < 3; i++)
             n[i] = vf_loadu(nl[i]);
     }
-    vf v[3]; /* v0 in the lanes' frames */
+    vprim vall; /* the vertices in the lanes' frames */
+    const vf *v;
     if (pv) {
-        v[0] = pv->f[0];
-        v[1] = pv->f[1];
-        v[2] = pv->f[2];
+        v = pv->f;
     } else {
-        vprim v0;
-        float v0p[12] = {p[0], p[1], p[2]}; /* wt_pick reads three "vertices" */
-        wt_pick(r, v0p, v0.f);
-        v[0] = v0.f[0];
-        v[1] = v0.f[1];
-        v[2] = v0.f[2];
+        wt_pick(r, p, vall.f); /* p: 12 floats readable (see wt_pick) */
+        v = vall.f;
     }
     const vf o[3] = {r->wox, r->woy, r->woz};
     const vf d[3] = {r->wdkx, r->wdky, r->wdkz};
@@ -409,8 +404,47 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
     a = vf_mul(n[0], d[0]); b = vf_mul(n[1], d[1]); vf den = vf_add(a, b);
     a = vf_mul(n[2], d[2]); den = vf_add(den, a);
     vf t = vf_div(num, den);
+    /* the clamp to the grown kx and ky slabs (rp_ref_wt_tplane): the
+     * triangle's own bound (rp_ref_wt_tri_inf, world order) and pad
+     * (rp_ref_wt_pad), then rp_ref_wt_axis on the axes whose rd bounds */
+    vf tinf;
+    if (p) {
+        tinf = vf_set1(rp_ref_wt_tri_inf(p));
+    } else { /* one ray (bc_ray): the frame is r->wkx, wky, wkz */
+        int pos[3];
+        pos[r->wkx] = 0;
+        pos[r->wky] = 1;
+        pos[r->wkz] = 2;
+        tinf = vf_xorsign(v[pos[0]], v[pos[0]]);
+        for (int i = 1; i < 9; i++) {
+            vf x = v[3 * (i / 3) + pos[i % 3]];
+            tinf = vf_max(vf_xorsign(x, x), tinf);
+        }
+    }
+    vf pm = vf_max(vf_xorsign(r->ox, r->ox), vf_xorsign(r->oy, r->oy));
+    pm = vf_max(vf_xorsign(r->oz, r->oz), pm);
+    pm = vf_add(pm, tinf);
+    vf pad = vf_mul(pm, vf_set1(0x1p-19f));
+    const vf rd2[2] = {r->wrdkx, r->wrdky};
+    for (int k = 0; k < 2; k++) {
+        vf ar = vf_xorsign(rd2[k], rd2[k]);
+        vm bnd = m_and(vf_gt(ar, zero), vf_lt(ar, vf_set1(0x1.fffffep+127f)));
+        vf l = vf_min(v[3 + k], v[k]), h = vf_max(v[3 + k], v[k]);
+        l = vf_min(v[6 + k], l);
+        h = vf_max(v[6 + k], h);
+        vm ng = vf_lt(rd2[k], zero);
+        vf om = vf_sub(o[k], pad), op = vf_add(o[k], pad);
+        vf on = vf_select(ng, om, op), of = vf_select(ng, op, om);
+        vf t0 = vf_sub(vf_select(ng, h, l), on);
+        vf t1 = vf_sub(vf_select(ng, l, h), of);
+        t0 = vf_mul(t0, rd2[k]);
+        t1 = vf_mul(t1, rd2[k]);
+        lo = vf_select(bnd, vf_max(t0, lo), lo);
+        hi = vf_select(bnd, vf_min(t1, hi), hi);
+    }
     t = vf_max(t, lo);
-    e->t = vf_min(t, hi);
+    t = vf_min(t, hi);
+    e->t = vf_select(vf_gt(lo, hi), vf_set1(NAN), t);
     return c;
 }
 
