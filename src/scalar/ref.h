@@ -494,26 +494,86 @@ static inline void rp_ref_wt_uv(const rp_wt_eval *e, float *u, float *v) {
 
 /* The conservative box test the scene layer's traversal relies on: if the
  * watertight test hits a triangle with t in [tmin, tmax], this returns 1 for
- * the triangle's exact float bounding box (and for any box containing it).
+ * the triangle's exact float bounding box (and for any box containing it),
+ * grown by pad = rp_ref_wt_pad(ray, B) for any B >= the box's (and so the
+ * triangle's) largest |coordinate|: a scene passes its bound.
  *
  * Why the plain slab is not enough: the 2D decision is exact for the
  * computed sheared vertices, which differ from the exact ones by a few
  * rounding errors of |v - o|, so a hit near an edge may lie that far outside
- * the triangle (and its box) in space; and t = T / det is a weighted mean of
- * the vertices' z (the t at which the ray crosses each vertex's kz plane),
- * which for a triangle seen almost edge-on need not be a t at which the ray
- * is inside the box at all.  What does hold, and what this tests:
- *  1. the ray's line passes within eps of the triangle, where eps bounds
- *     those rounding errors: |x' error| <= ~6u (|v - o|_inf), u = 2^-24 (the
- *     sheared coordinate is two roundings of values <= |v - o|, |sx| <= 1,
- *     plus the rounding of v - o and of sx).  The box is grown by
+ * the triangle (and its box) in space; and the plane's t, for a triangle
+ * seen almost edge-on, need not be a t at which the ray is inside the box at
+ * all.  What does hold, and what this tests:
+ *  1. the line: the ray's line passes within eps of the triangle, where eps
+ *     bounds those rounding errors: |x' error| <= ~6u (|v - o|_inf),
+ *     u = 2^-24 (the sheared coordinate is two roundings of values <= |v - o|,
+ *     |sx| <= 1, plus the rounding of v - o and of sx).  The box is grown by
  *     pad = 32u (|o|_inf + |box|_inf) >= 16u |v - o|_inf on every side (the
  *     slack also covers this test's own roundings, each relative to values
  *     <= |o| + |box|), and the line (no [tmin, tmax]) must meet it;
- *  2. t lies in [min zk, max zk] * sz up to a few roundings of those values
- *     (T and det are sums of same-signed terms), and the kz slab of the box
- *     is exactly that range, computed the same way, so the grown kz slab
- *     must meet [tmin, tmax].
+ *  2. the range: t lies in every slab interval [t0, t1] of the grown box on
+ *     the axes that bound it, so max t0 <= t <= min t1 over them, and
+ *     [max t0, min t1] must meet [tmin, tmax] (rn, rf in the steps below;
+ *     rn, a lower bound of every hit's t, is the entry traversals order and
+ *     prune by).
+ * Why 2 holds.  t is clamped (rp_ref_wt_tplane) into [lo, hi], the
+ * intersection of the triangle's kz range [min zk, max zk], zk =
+ * sz * (vk[kz] - o[kz]), and, on kx and ky when rp_ref_wt_bounding(rd),
+ * the triangle's own slab interval [t0', t1'] (rp_ref_wt_axis): its min
+ * and max coordinates for the planes, grown by pad' = rp_ref_wt_pad(ray,
+ * |triangle|_inf), by this test's operations.  When lo > hi, t is NaN: no
+ * hit.  Otherwise lo <= t <= hi, and for each axis the box's interval holds
+ * the triangle's, because every operation is monotonic in every rounding
+ * mode, with flush-to-zero (a flushed result keeps its order: tiny values
+ * become a zero of their sign, equal to every other zero) and with
+ * denormals-are-zero (an input treated as zero keeps its order too, and
+ * compares, min and max see the same treated values), and overflow
+ * saturates monotonically (to +-inf, or +-FLT_MAX under directed rounding):
+ *  - pad' <= pad: |triangle|_inf <= B, then the same add and multiply;
+ *  - rd > 0: on = o + pad >= o + pad' = on', box min <= triangle min, so
+ *    t0 = (min - on) * rd <= (min' - on') * rd = t0'; of = o - pad <=
+ *    of', box max >= triangle max, so t1 >= t1'.  rd < 0: the same with the
+ *    planes and the signs swapped (the subtraction is antitone in on and
+ *    the multiplication by rd < 0 reverses the order), by the same rd < 0
+ *    test;
+ *  - kz: the grown box's kz slab holds [min zk, max zk] the same way
+ *    (zk is the box's operation with pad 0 and the plane vk[kz]), for any
+ *    rd[kz] the box test uses, an infinite one included (times +-inf is
+ *    monotonic too; 0 * inf is NaN: a NaN t0 or t1 bounds nothing, and a
+ *    NaN zk makes t NaN).
+ * On these axes no t0 or t1 is NaN (rd finite and nonzero, a plane finite
+ * minus a grown origin finite or infinite), so t0 <= t0' <= lo <= t <= hi
+ * <= t1' <= t1, and max t0 <= t <= min t1 (NaN t0 and t1 of other axes
+ * are skipped by the max and min, as in rp_ref_slab).  Axes outside the
+ * range: rd 0 (flushed), NaN or +-FLT_MAX (saturated) bound nothing at all
+ * (as in the line); an infinite rd on kx or ky bounds the line only.  d = 0
+ * there gives t0, t1 = -inf, +inf or NaN for a box the line meets, but an
+ * rd that overflowed to inf under directed rounding (d ~ 1e-40: 1 / d
+ * rounds to inf for a negative d under downward rounding) gives t0 = +inf
+ * on a box the ray reaches only at a t beyond FLT_MAX, while t, clamped to
+ * the kz range of a saturated rd[kz], can be FLT_MAX; so t is not clamped
+ * on such an axis and the range leaves it out.
+ * Why the clamp changes nothing for a ray that is not nearly parallel to
+ * the triangle: the point p where the line meets the plane is within about
+ * eps / sin(angle) of the triangle, so for an angle that is not tiny
+ * within eps' << pad' of its slabs, and the plane's t is off by about
+ * u |v0 - o| / (distance to the plane along d) + u t, tiny against
+ * pad' / |d[k]|; the rounding of t0', t1' is a few u of (|o| + |triangle|)
+ * / |d[k]| while the margin is pad' / |d[k]| >= 32u (|o| + |triangle|) /
+ * |d[k]|.  So t stays strictly inside [t0', t1'] and t changes only where
+ * the plane's t was off by more than pad' / |d[k]| along an axis,
+ * i.e. for rays nearly parallel to the triangle (where the plane's t is
+ * ill-conditioned anyway).  Why lo <= hi for a hit: the exact line meets
+ * the exact triangle within eps (point 1) at some t*: t* lies in the exact
+ * kz range and in the exact kx, ky ranges grown by pad' - eps >= 26u
+ * (|o| + |triangle|) / |d[k]| on each side, far more than the few u
+ * (|o| + |triangle|) / |d[k]| (|d[k]| <= |d[kz]|) by which the computed
+ * bounds can move, so the computed lo <= t* <= hi up to those errors and
+ * lo <= hi.  This assumes values in the normal range: where the pad or the
+ * bounds underflow (a denormal-scale scene) or saturate, the margin can
+ * vanish and then lo > hi makes the hit a miss (t NaN), which keeps the box
+ * property (no hit) and every variant equal (they compute the same NaN
+ * decision), but there the watertight guarantee is not claimed.
  * Growing the box is folded into the origin: the near plane's distance is
  * b - (o + pad), the far plane's b - (o - pad) (signs by rd < 0), so a
  * traversal pays the plain slab's cost with o +- pad made once per ray.

@@ -70,7 +70,7 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
 }
 
 /* The children of nd that may hold a hit in [tmin, best]: a bit per child;
- * ent[k]: child k's kz entry. */
+ * ent[k]: child k's range entry (rn). */
 RP_INLINE unsigned qray_node4(const qray *q, const float *base, const uint32_t *child,
                               float best, float *ent) {
     vq t0[3], t1[3];
@@ -123,7 +123,7 @@ RP_INLINE unsigned qray_node4(const qray *q, const float *base, const uint32_t *
 }
 
 /* The children of nd that may hold a hit in [tmin, best]: a bit per child;
- * ent[k]: child k's kz entry. */
+ * ent[k]: child k's range entry (rn). */
 RP_INLINE unsigned qray_node(const qray *q, const rp_bvh_node *nd, float best,
                              float ent[RP_BVH_WIDTH]) {
     unsigned h = 0;

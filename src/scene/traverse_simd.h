@@ -148,7 +148,7 @@ RP_INLINE vm scene_accept(vm c, vf t, vf tmin, vf best, uint32_t g, const uint32
 
 typedef struct pentry {
     uint32_t node;
-    float entry; /* the smallest kz entry over the lanes that hit it */
+    float entry; /* the smallest range entry (rn) over the lanes that hit it */
 } pentry;
 
 /* Horizontal minimum of the lanes of m (m not empty). */

@@ -752,8 +752,9 @@ static void wt_print_fail(const fcase *c, const wt_fail *f) {
     }
     fprintf(stderr, "\n  result:");
     pf("tn", f->st.tn); pf("tf", f->st.tf); pf("zn", f->st.zn); pf("zf", f->st.zf);
+    pf("rn", f->st.rn); pf("rf", f->st.rf);
     fprintf(stderr,
-            "\n  line (tn <= tf) %s, range (zn <= tmax and zf >= tmin) %s, box %s\n",
+            "\n  line (tn <= tf) %s, range (rn <= tmax and rf >= tmin) %s, box %s\n",
             f->st.line ? "passes" : "FAILS", f->st.range ? "passes" : "FAILS",
             f->st.valid_box ? "valid" : "INVALID");
     if (!f->st.line)
