@@ -8,7 +8,7 @@
  * src/scalar/ref.h, on random and special inputs:
  *   internal_node_ray    the children bits and kz entries equal
  *                        rp_ref_slab_wt_steps per child (line & range,
- *                        entry zn), bit for bit; empty children never pass;
+ *                        entry rn), bit for bit; empty children never pass;
  *   internal_box_packet  the same, per lane, for packets of 1 to 37 rays
  *                        (several packets, partial ones, shared and mixed
  *                        octants and frames);
@@ -418,8 +418,8 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                             rp_aabb b = {{c.nd.lo[0][k], c.nd.lo[1][k], c.nd.lo[2][k]},
                                          {c.nd.hi[0][k], c.nd.hi[1][k], c.nd.hi[2][k]}};
                             rp_ref_slab_wt_steps(&q, &w, &b, rp_ref_wt_pad(&q, c.bound), &st);
-                            bnd[nb++] = st.zn;
-                            bnd[nb++] = st.zf;
+                            bnd[nb++] = st.rn;
+                            bnd[nb++] = st.rf;
                         }
                         c.best[i] = ibest(&r, 1.0f, bnd, nb);
                     }
