@@ -12,7 +12,7 @@
 
 #include "../internal.h"
 
-#define RP_BVH_WIDTH 4 /* 4: 56 bytes/triangle on test_scene, 8: 60 (to measure again with the SIMD traversals) */
+#define RP_BVH_WIDTH 8 /* children per node (docs/SEMANTICS.md, "Build": 4 against 8 measured) */
 #define RP_LEAF_MAX 8 /* triangles per leaf at most */
 #define RP_TRI_BLOCK 4 /* triangles per leaf block */
 
@@ -81,6 +81,18 @@ static inline void rp_scene_tri(const rp_scene *s, size_t p, rp_triangle *t) {
     for (int k = 0; k < 9; k++)
         f[k] = b->v[k][j];
 }
+/* Start loading a child a traversal will visit later (a node's rows, or
+ * a leaf's first block): the far children of a node wait on the stack
+ * while the nearest is walked, and on a scene larger than the caches each
+ * would otherwise cost a memory round trip when popped.  No effect on any
+ * result. */
+static inline void rp_scene_prefetch(const rp_scene *s, uint32_t child, uint32_t count) {
+    const char *p = count ? (const char *)&s->blocks[child] : (const char *)&s->nodes[child];
+    size_t bytes = count ? sizeof(rp_tri4) : sizeof(rp_bvh_node);
+    for (size_t o = 0; o < bytes; o += 64)
+        __builtin_prefetch(p + o);
+}
+
 static inline uint32_t rp_scene_index(const rp_scene *s, size_t p) {
     return s->blocks[p / RP_TRI_BLOCK].index[p % RP_TRI_BLOCK];
 }

@@ -1,10 +1,11 @@
 /*
  * traverse_ray.h - the one-ray traversal of a scene, for incoherent rays
  * (diffuse and glossy bounces, ambient occlusion): one ray at a time, the
- * lanes over a node's four children and over a leaf block's four
- * triangles, on the 4-lane layer (q_*) that every variant has (x86:
- * src/x86/layer.h, NEON: the vector layer itself).  Included by
- * traverse_simd.h; watertight queries only.
+ * lanes over a node's children (the node layer n_*: 8 lanes with AVX, so
+ * an 8-wide node in one register, else the q layer's 4 lanes twice) and
+ * over a leaf block's four triangles (the 4-lane layer q_* that every
+ * variant has; x86: src/x86/layer.h, NEON: the vector layer itself).
+ * Included by traverse_simd.h; watertight queries only.
  *   - Children: rp_ref_slab_wt_entry with the ray's values broadcast and a
  *     child's box in each lane, the same operations (the grown origin, the
  *     near and far planes chosen once per ray by the signs of rd).
@@ -22,13 +23,36 @@
  * (t, scene index), as every traversal's, in any visit order.
  */
 
+/* The node layer where the variant has no wider one: the q layer. */
+#ifndef RP_N_LANES
+#define RP_N_LANES 4
+typedef vq vn;
+static inline vn n_set1(float x) { return q_set1(x); }
+static inline vn n_load(const float *p) { return q_load(p); }
+static inline void n_store(float *p, vn a) { q_store(p, a); }
+static inline vn n_sub(vn a, vn b) { return q_sub(a, b); }
+static inline vn n_mul(vn a, vn b) { return q_mul(a, b); }
+static inline vn n_min(vn a, vn b) { return q_min(a, b); }
+static inline vn n_max(vn a, vn b) { return q_max(a, b); }
+static inline vn n_lt(vn a, vn b) { return q_lt(a, b); }
+static inline vn n_le(vn a, vn b) { return q_le(a, b); }
+static inline vn n_gt(vn a, vn b) { return q_gt(a, b); }
+static inline vn n_eq(vn a, vn b) { return q_eq(a, b); }
+static inline vn n_and(vn a, vn b) { return q_and(a, b); }
+static inline vn n_or(vn a, vn b) { return q_or(a, b); }
+static inline unsigned n_bits(vn m) { return q_bits(m); }
+#endif
+#if RP_BVH_WIDTH % RP_N_LANES
+#error "the node layer's lanes must divide RP_BVH_WIDTH"
+#endif
+
 /* One ray's state: the reference's frame and pad, and the broadcasts. */
 typedef struct qray {
     rp_ray1 r; /* r.tmax: the best t so far (closest) */
     rp_wt_ray w;
     /* the box test's values, axes in the order kx, ky, kz (so that the kz
      * slab is the last one): grown origins (near, far plane), 1 / d */
-    vq on[3], of[3], rd[3];
+    vn on[3], of[3], rd[3];
     int nearoff[3], faroff[3]; /* float offsets of the near and far planes in a node */
     unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
     unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
@@ -49,9 +73,9 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
     for (int i = 0; i < 3; i++) {
         int a = ax[i], neg = rd[a] < 0.0f;
         /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane */
-        q->on[i] = q_set1(neg ? o[a] - pad : o[a] + pad);
-        q->of[i] = q_set1(neg ? o[a] + pad : o[a] - pad);
-        q->rd[i] = q_set1(rd[a]);
+        q->on[i] = n_set1(neg ? o[a] - pad : o[a] + pad);
+        q->of[i] = n_set1(neg ? o[a] + pad : o[a] - pad);
+        q->rd[i] = n_set1(rd[a]);
         q->nearoff[i] = (neg ? 3 + a : a) * RP_BVH_WIDTH;
         q->faroff[i] = (neg ? a : 3 + a) * RP_BVH_WIDTH;
         if ((!(rd[a] < 0.0f) && !(rd[a] > 0.0f)) || fabsf(rd[a]) == 0x1.fffffep+127f)
@@ -71,54 +95,54 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
 
 /* The children of nd that may hold a hit in [tmin, best]: a bit per child;
  * ent[k]: child k's range entry (rn). */
-RP_INLINE unsigned qray_node4(const qray *q, const float *base, const uint32_t *child,
+RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *child,
                               float best, float *ent) {
-    vq t0[3], t1[3];
+    vn t0[3], t1[3];
     for (int a = 0; a < 3; a++) {
-        t0[a] = q_mul(q_sub(q_load(base + q->nearoff[a]), q->on[a]), q->rd[a]);
-        t1[a] = q_mul(q_sub(q_load(base + q->faroff[a]), q->of[a]), q->rd[a]);
+        t0[a] = n_mul(n_sub(n_load(base + q->nearoff[a]), q->on[a]), q->rd[a]);
+        t1[a] = n_mul(n_sub(n_load(base + q->faroff[a]), q->of[a]), q->rd[a]);
     }
     if (q->loose) /* rare: a flushed or saturated 1 / d, or a NaN component */
         for (int a = 0; a < 3; a++)
             if ((q->loose >> a) & 1u) {
-                t0[a] = q_set1(-INFINITY);
-                t1[a] = q_set1(INFINITY);
+                t0[a] = n_set1(-INFINITY);
+                t1[a] = n_set1(INFINITY);
             }
     /* the reference's running max and min, in the order kx, ky, kz: the
      * order does not matter to the test (a NaN, the first operand, leaves
      * the running value as it is in any order) */
-    vq tn = q_max(t0[0], q_set1(-INFINITY)), tf = q_min(t1[0], q_set1(INFINITY));
-    tn = q_max(t0[1], tn);
-    tf = q_min(t1[1], tf);
-    tn = q_max(t0[2], tn);
-    tf = q_min(t1[2], tf);
+    vn tn = n_max(t0[0], n_set1(-INFINITY)), tf = n_min(t1[0], n_set1(INFINITY));
+    tn = n_max(t0[1], tn);
+    tf = n_min(t1[1], tf);
+    tn = n_max(t0[2], tn);
+    tf = n_min(t1[2], tf);
     /* the range [rn, rf]: tn, tf unless kx or ky has an infinite rd (rare:
      * an axis-parallel ray, or 1 / d overflowing under directed rounding),
      * which bounds the line but not the range (rp_ref_slab_wt_steps) */
-    vq rn = tn, rf = tf;
+    vn rn = tn, rf = tf;
     if (q->rloose != q->loose) {
-        rn = q_set1(-INFINITY);
-        rf = q_set1(INFINITY);
+        rn = n_set1(-INFINITY);
+        rf = n_set1(INFINITY);
         for (int a = 0; a < 3; a++)
             if (!((q->rloose >> a) & 1u)) {
-                rn = q_max(t0[a], rn);
-                rf = q_min(t1[a], rf);
+                rn = n_max(t0[a], rn);
+                rf = n_min(t1[a], rf);
             }
     }
     /* line & !(rn > best) & !(rf < tmin) */
-    unsigned out = q_bits(q_or(q_gt(rn, q_set1(best)), q_lt(rf, q_set1(q->r.tmin))));
+    unsigned out = n_bits(n_or(n_gt(rn, n_set1(best)), n_lt(rf, n_set1(q->r.tmin))));
     /* FLT_MAX: a saturated overflow (rp_ref_slab_wt_steps) */
-    vq line = q_or(q_le(tn, tf), q_or(q_eq(tf, q_set1(0x1.fffffep+127f)),
-                                      q_eq(tn, q_set1(-0x1.fffffep+127f))));
-    unsigned h = q_bits(line) & ~out;
+    vn line = n_or(n_le(tn, tf), n_or(n_eq(tf, n_set1(0x1.fffffep+127f)),
+                                      n_eq(tn, n_set1(-0x1.fffffep+127f))));
+    unsigned h = n_bits(line) & ~out;
     /* empty children (child RP_NO_HIT: a NaN's bits, unlike any index,
      * which is a finite float or a denormal equal to itself under DAZ too):
      * their inverted boxes may pass where NaN slab values bound nothing (a
      * grown origin that overflowed to inf gives inf - inf; the fuzz
      * corpus's wt_closest_fpenv_upward).  One load and compare: always. */
-    vq ch = q_load((const float *)(const void *)child);
-    h &= q_bits(q_eq(ch, ch));
-    q_store(ent, rn);
+    vn ch = n_load((const float *)(const void *)child);
+    h &= n_bits(n_eq(ch, ch));
+    n_store(ent, rn);
     return h;
 }
 
@@ -127,8 +151,8 @@ RP_INLINE unsigned qray_node4(const qray *q, const float *base, const uint32_t *
 RP_INLINE unsigned qray_node(const qray *q, const rp_bvh_node *nd, float best,
                              float ent[RP_BVH_WIDTH]) {
     unsigned h = 0;
-    for (int k = 0; k < RP_BVH_WIDTH; k += 4)
-        h |= qray_node4(q, &nd->lo[0][k], &nd->child[k], best, ent + k) << k;
+    for (int k = 0; k < RP_BVH_WIDTH; k += RP_N_LANES)
+        h |= qray_nodeN(q, &nd->lo[0][k], &nd->child[k], best, ent + k) << k;
     return h;
 }
 
@@ -277,8 +301,10 @@ RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned fla
                 }
                 kid[j] = k;
             }
-            for (int c = n; c-- > 1;)
+            for (int c = n; c-- > 1;) {
+                rp_scene_prefetch(s, nd->child[kid[c]], nd->count[kid[c]]);
                 stack[sp++] = (qentry){nd->child[kid[c]], nd->count[kid[c]], ent[kid[c]]};
+            }
             e = (qentry){nd->child[kid[0]], nd->count[kid[0]], ent[kid[0]]};
         }
     }

@@ -23,7 +23,7 @@
  */
 #include "scene/scene.h"
 
-#define RP_SCENE_STACK 128 /* stack entries on the C stack: trees of up to 31 levels */
+#define RP_SCENE_STACK 128 /* stack entries on the C stack: trees of up to 15 levels of 8-wide nodes */
 
 /* The packet's ray state for the box test: the grown origins (near and far
  * plane of each axis, by the lane's sign: rp_ref_slab_wt_entry). */
@@ -266,8 +266,11 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
         }
         if (sp + (size_t)nk > cap)
             return RP_ERR_NOMEM; /* cannot happen: cap = RP_BVH_WIDTH * levels + 1 */
-        for (int j = 0; j < nk; j++) /* farthest first */
+        for (int j = 0; j < nk; j++) { /* farthest first */
+            if (j + 1 < nk) /* (the nearest is popped next) */
+                rp_scene_prefetch(s, kids[j].node, 0);
             stack[sp++] = kids[j];
+        }
     }
     unsigned ub = m_bits(upd);
     if (!ub)

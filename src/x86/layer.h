@@ -77,8 +77,9 @@ static inline int m_any(vm m) { return RP_X(movemask_ps)(m) != 0; }
 #endif
 
 /* The 4-lane layer (q_*) of the one-ray scene traversal
- * (src/scene/traverse_ray.h): lanes over a node's four children or a leaf
- * block's four triangles, the same SSE operations at every x86 width
+ * (src/scene/traverse_ray.h): lanes over a leaf block's four triangles
+ * (and, in the SSE4.1 file, over a node's children four at a time), the
+ * same SSE operations at every x86 width
  * (VEX-encoded where the file is built with AVX).  Masks are float lanes;
  * only ordered compares are used, which SIMDe maps exactly. */
 typedef simde__m128 vq;
@@ -96,5 +97,29 @@ static inline vq q_eq(vq a, vq b) { return simde_mm_cmpeq_ps(a, b); }
 static inline vq q_and(vq a, vq b) { return simde_mm_and_ps(a, b); }
 static inline vq q_or(vq a, vq b) { return simde_mm_or_ps(a, b); }
 static inline unsigned q_bits(vq m) { return (unsigned)simde_mm_movemask_ps(m); }
+
+/* The node layer (n_*) of the one-ray traversal: lanes over a node's
+ * children, all eight of an 8-wide node in one 256-bit register where the
+ * file is built with AVX (AVX2, AVX-512); SSE4.1 (and NEON) use the q
+ * layer's four lanes twice (traverse_ray.h).  Ordered compares, minps and
+ * maxps: the same operations as the q layer, on more lanes. */
+#if defined(__AVX__)
+#define RP_N_LANES 8
+typedef simde__m256 vn;
+static inline vn n_set1(float x) { return simde_mm256_set1_ps(x); }
+static inline vn n_load(const float *p) { return simde_mm256_loadu_ps(p); }
+static inline void n_store(float *p, vn a) { simde_mm256_storeu_ps(p, a); }
+static inline vn n_sub(vn a, vn b) { return simde_mm256_sub_ps(a, b); }
+static inline vn n_mul(vn a, vn b) { return simde_mm256_mul_ps(a, b); }
+static inline vn n_min(vn a, vn b) { return simde_mm256_min_ps(a, b); } /* rp_minf */
+static inline vn n_max(vn a, vn b) { return simde_mm256_max_ps(a, b); } /* rp_maxf */
+static inline vn n_lt(vn a, vn b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LT_OQ); }
+static inline vn n_le(vn a, vn b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LE_OQ); }
+static inline vn n_gt(vn a, vn b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_GT_OQ); }
+static inline vn n_eq(vn a, vn b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_EQ_OQ); }
+static inline vn n_and(vn a, vn b) { return simde_mm256_and_ps(a, b); }
+static inline vn n_or(vn a, vn b) { return simde_mm256_or_ps(a, b); }
+static inline unsigned n_bits(vn m) { return (unsigned)simde_mm256_movemask_ps(m); }
+#endif
 
 #endif /* RP_X86_LAYER_H */

@@ -161,7 +161,7 @@ int rpc_internal_selected(const char *kernel_list) {
     return 0;
 }
 
-/* One node case: a ray, four children (some empty), a best t. */
+/* One node case: a ray, RP_BVH_WIDTH children (some empty), a best t. */
 typedef struct ncase {
     _Alignas(64) rp_bvh_node nd; /* as the scene's: the variants load it aligned */
     rp_rays rays;                /* n rays */
