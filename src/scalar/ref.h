@@ -462,6 +462,18 @@ static inline rp_wt_eval rp_ref_wt_eval(const rp_ray1 *r, const rp_wt_ray *w,
 
 static inline float rp_ref_wt_pad(const rp_ray1 *r, float box_inf);
 
+/* rp_ref_wt_t with the vertices, o, d already in the ray's frame (v: 9
+ * floats, kx, ky, kz per vertex; rd2: rd[kx], rd[ky]).  The triangle's own
+ * bound (rp_ref_wt_tri_inf) is a maximum of absolute values, the same in
+ * any order of the nine coordinates. */
+static inline float rp_ref_wt_t_frame(const rp_ray1 *r, const rp_wt_ray *w, const float v[9],
+                                      const float o[3], const float d[3], const float rd2[2]) {
+    float n[3];
+    rp_ref_wt_normal(v, n);
+    float pad = rp_ref_wt_pad(r, rp_ref_wt_tri_inf(v));
+    return rp_ref_wt_tplane(v, o, d, n, w->sz, rd2, pad);
+}
+
 /* t of a candidate (rp_ref_wt_tplane, in the ray's frame). */
 static inline float rp_ref_wt_t(const rp_ray1 *r, const rp_wt_ray *w, const rp_triangle *tri,
                                 const rp_wt_eval *e) {
@@ -479,11 +491,8 @@ static inline float rp_ref_wt_t(const rp_ray1 *r, const rp_wt_ray *w, const rp_t
         d[k] = d3[ax[k]];
     }
     (void)e;
-    float n[3];
-    rp_ref_wt_normal(v, n);
     const float rd2[2] = {rd3[w->kx], rd3[w->ky]};
-    float pad = rp_ref_wt_pad(r, rp_ref_wt_tri_inf(p));
-    return rp_ref_wt_tplane(v, o, d, n, w->sz, rd2, pad);
+    return rp_ref_wt_t_frame(r, w, v, o, d, rd2);
 }
 
 static inline void rp_ref_wt_uv(const rp_wt_eval *e, float *u, float *v) {

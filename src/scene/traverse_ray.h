@@ -57,6 +57,7 @@ typedef struct qray {
     unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
     unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
     vq wo[3], wsx, wsy, wsz; /* o[kx], o[ky], o[kz]; the shear */
+    float fo[3], fd[3], frd2[2]; /* o, d in the frame; rd[kx], rd[ky] (rp_ref_wt_t_frame) */
     int row[9];              /* block row of vertex k's kx, ky, kz component */
 } qray;
 
@@ -68,6 +69,7 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
     q->w = rp_ref_wt_setup(&r);
     float pad = rp_ref_wt_pad(&r, bound);
     const float o[3] = {r.ox, r.oy, r.oz}, rd[3] = {r.rdx, r.rdy, r.rdz};
+    const float d[3] = {r.dx, r.dy, r.dz};
     const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
     q->loose = q->rloose = 0;
     for (int i = 0; i < 3; i++) {
@@ -84,6 +86,10 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
         if (i == 2 ? ((q->loose >> i) & 1u) : !rp_ref_wt_bounding(rd[a]))
             q->rloose |= 1u << i;
         q->wo[i] = q_set1(o[a]);
+        q->fo[i] = o[a];
+        q->fd[i] = d[a];
+        if (i < 2)
+            q->frd2[i] = rd[a];
     }
     q->wsx = q_set1(q->w.sx);
     q->wsy = q_set1(q->w.sy);
@@ -201,24 +207,29 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
             int l = __builtin_ctz(c);
             c &= c - 1u;
             size_t slot = ((size_t)first + j / RP_TRI_BLOCK) * RP_TRI_BLOCK + (size_t)l;
+            /* the reference's t first (it does not depend on the 2D
+             * decision): a t outside [tmin, best], or one that ties the best
+             * without winning the tie, is rejected whatever the decision,
+             * and on a bounce ray this drops the origin's own triangle
+             * (t near 0 < tmin) without the 2D evaluation */
+            float v[9];
+            for (int k = 0; k < 9; k++)
+                v[k] = b->v[q->row[k]][l];
+            float t = rp_ref_wt_t_frame(&q->r, &q->w, v, q->fo, q->fd, q->frd2);
+            uint32_t g = b->index[l];
+            int tie_ok = !closest || (bb->g != RP_NO_HIT ? g < bb->g : !bb->has);
+            if (!((t >= q->r.tmin) & (t <= q->r.tmax) & ((t < q->r.tmax) | tie_ok)))
+                continue;
             rp_triangle tri;
             rp_scene_tri(s, slot, &tri);
             rp_wt_eval e = rp_ref_wt_eval(&q->r, &q->w, &tri, flags);
             if (!e.candidate)
                 continue;
-            float t = rp_ref_wt_t(&q->r, &q->w, &tri, &e);
-            if (!closest) {
-                if ((t >= q->r.tmin) & (t <= q->r.tmax))
-                    return 1;
-                continue;
-            }
-            uint32_t g = b->index[l];
-            int tie_ok = bb->g != RP_NO_HIT ? g < bb->g : !bb->has;
-            if ((t >= q->r.tmin) & (t <= q->r.tmax) & ((t < q->r.tmax) | tie_ok)) {
-                q->r.tmax = t;
-                bb->g = g;
-                bb->slot = slot;
-            }
+            if (!closest)
+                return 1;
+            q->r.tmax = t;
+            bb->g = g;
+            bb->slot = slot;
         }
     }
     return 0;
