@@ -275,12 +275,20 @@ RP_INLINE void aabb_block(const rp_rays *r, const vprim *b, vm box_ok, size_t i,
         vf_storeu_mask(tfar + i, act, tf);
 }
 
-/* The rays' struct is copied to a local (its array pointers stay in
- * registers: the stores to hit, tnear, tfar cannot change them), and the
- * full blocks of a call without an active mask run a loop of their own
- * with no mask or tail tests. */
+/* Fewer than W rays without masked loads run the reference's loop (the
+ * same results by definition: one partial block would be copied lane by
+ * lane, array by array).  The rays' struct is copied to a local
+ * (its array pointers stay in registers: the stores to hit, tnear, tfar
+ * cannot change them), and the full blocks of a call without an active
+ * mask run a loop of their own with no mask or tail tests. */
 static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_aabb *box,
                            uint8_t *hit, float *tnear, float *tfar) {
+#ifndef RP_V_MASKED_F
+    if (rays->n < V_W) { /* a partial block would be copied lane by lane */
+        rp_kernels_scalar.intersect_aabb(rays, active, box, hit, tnear, tfar);
+        return;
+    }
+#endif
     const rp_rays r = *rays;
     const float *bp = (const float *)box;
     vprim b;
