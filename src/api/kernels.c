@@ -10,6 +10,16 @@
  */
 #include "check.h"
 
+/* The table a call runs: the active variant's, except for one ray against
+ * one primitive, which runs the reference's loop (the same results by
+ * definition): a single test has nothing to fill a vector's lanes with,
+ * and a vector step's setup (loading or broadcasting the ray, the
+ * record's transposition, resolving the lanes) measured slower than the
+ * scalar test at every x86 width (call/<variant>/1x1, issue 13). */
+static inline const rp_kernels *kernels_for(size_t n, size_t count) {
+    return n == 1 && count == 1 ? &rp_kernels_scalar : rp_kernels_active();
+}
+
 /* The closest-hit kernels' list: rays (tmax written), active, primitives,
  * records. */
 #define ARGS_CLOSEST (ARGS_RAYS + 1 + ARGS_PRIMS + ARGS_HITS)
@@ -97,7 +107,7 @@ rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
     }
     rp_status s = ok ? RP_OK : check_intersect_exact(rays, active, box, hit, tnear, tfar);
     if (!s && rays->n)
-        rp_kernels_active()->intersect_aabb(rays, active, box, hit, tnear, tfar);
+        kernels_for(rays->n, 1)->intersect_aabb(rays, active, box, hit, tnear, tfar);
     return s;
 }
 
@@ -106,7 +116,7 @@ rp_status rp_closest_aabb(rp_rays *rays, const uint8_t *active,
                           uint32_t index_base, rp_hits *hits) {
     rp_status s = check_closest(rays, active, boxes, count, sizeof *boxes, index_base, hits);
     if (!s && rays->n && count)
-        rp_kernels_active()->closest_aabb(rays, active, boxes, count, index_base, hits);
+        kernels_for(rays->n, count)->closest_aabb(rays, active, boxes, count, index_base, hits);
     return s;
 }
 
@@ -118,7 +128,7 @@ rp_status rp_closest_triangle(rp_rays *rays, const uint8_t *active,
     if (!s && (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT)))
         s = RP_ERR_INVALID;
     if (!s && rays->n && count)
-        rp_kernels_active()->closest_triangle(rays, active, tris, count, index_base, flags, hits);
+        kernels_for(rays->n, count)->closest_triangle(rays, active, tris, count, index_base, flags, hits);
     return s;
 }
 
@@ -161,7 +171,7 @@ rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
     }
     rp_status s = ok ? RP_OK : check_occluded_exact(rays, active, tris, count, flags, occluded);
     if (!s && rays->n && count)
-        rp_kernels_active()->occluded_triangle(rays, active, tris, count, flags, occluded);
+        kernels_for(rays->n, count)->occluded_triangle(rays, active, tris, count, flags, occluded);
     return s;
 }
 
@@ -170,7 +180,7 @@ rp_status rp_closest_sphere(rp_rays *rays, const uint8_t *active,
                             uint32_t index_base, rp_hits *hits) {
     rp_status s = check_closest(rays, active, spheres, count, sizeof *spheres, index_base, hits);
     if (!s && rays->n && count)
-        rp_kernels_active()->closest_sphere(rays, active, spheres, count, index_base, hits);
+        kernels_for(rays->n, count)->closest_sphere(rays, active, spheres, count, index_base, hits);
     return s;
 }
 
@@ -179,6 +189,6 @@ rp_status rp_closest_plane(rp_rays *rays, const uint8_t *active,
                            uint32_t index_base, rp_hits *hits) {
     rp_status s = check_closest(rays, active, planes, count, sizeof *planes, index_base, hits);
     if (!s && rays->n && count)
-        rp_kernels_active()->closest_plane(rays, active, planes, count, index_base, hits);
+        kernels_for(rays->n, count)->closest_plane(rays, active, planes, count, index_base, hits);
     return s;
 }

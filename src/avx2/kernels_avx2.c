@@ -54,12 +54,12 @@ static inline vf vf_gather(const float *p, int s) {
  * of records q and q + 4 (128-bit loads) paired in one register, then the
  * 4 x 4 transposition of SSE within each 128-bit half (lane order stays
  * record order).  Unused outputs are dropped by the compiler. */
-static inline void aos4(const float *p, int nf, int o, vf *t) {
+static inline void aos4(const float *p, int nf, int o, size_t m, vf *t) {
     vf r[4];
     for (int q = 0; q < 4; q++)
         r[q] = simde_mm256_insertf128_ps(
-            simde_mm256_castps128_ps256(simde_mm_loadu_ps(p + nf * q + o)),
-            simde_mm_loadu_ps(p + nf * (q + 4) + o), 1);
+            simde_mm256_castps128_ps256(simde_mm_loadu_ps(rp_x_rec(p, nf, q, o, m))),
+            simde_mm_loadu_ps(rp_x_rec(p, nf, q + 4, o, m)), 1);
     vf lo01 = simde_mm256_unpacklo_ps(r[0], r[1]); /* f0 of 0, 1; f1 of 0, 1 */
     vf lo23 = simde_mm256_unpacklo_ps(r[2], r[3]);
     vf hi01 = simde_mm256_unpackhi_ps(r[0], r[1]); /* f2 of 0, 1; f3 of 0, 1 */
@@ -70,16 +70,16 @@ static inline void aos4(const float *p, int nf, int o, vf *t) {
     t[3] = simde_mm256_shuffle_ps(hi01, hi23, 0xEE);
 }
 
-/* out[k] = field k of the 8 consecutive nf-float records at p (4 <= nf <= 9);
- * reads exactly 8 * nf floats.  By aos4 on groups of 4 fields, the last
+/* out[k] = field k of the 8 consecutive nf-float records at p (4 <= nf <= 9),
+ * records m .. 7 zero; reads exactly m * nf floats (rp_x_rec).  By aos4 on groups of 4 fields, the last
  * group ending at field nf - 1 (overlapping the one before): boxes 8
  * inserts and 12 shuffles, triangles 24 and 19, against a gather of 8
  * element loads per field. */
-static inline void vf_ld_aos(const float *p, int nf, vf *out) {
+static inline void vf_ld_aos(const float *p, int nf, size_t m, vf *out) {
     for (int o = 0; o < nf; o += 4) {
         int b = o + 4 <= nf ? o : nf - 4;
         vf t[4];
-        aos4(p, nf, b, t);
+        aos4(p, nf, b, m, t);
         for (int k = o; k < nf && k < o + 4; k++)
             out[k] = t[k - b];
     }
@@ -118,5 +118,27 @@ static inline void m_store01(uint8_t *p, vm m) {
     w = simde_mm_and_si128(w, simde_mm_set1_epi8(1));
     simde_mm_storel_epi64((void *)p, w); /* writes 8 bytes */
 }
+
+/* Partial blocks (m < 8 lanes) by vmaskmovps / vpmaskmovd, which touch no
+ * byte of a masked-off lane: native only, as SIMDe emulates them with full
+ * loads (without, block.h copies through a small buffer).  No byte-masked
+ * forms in AVX2: the active bytes and hit flags keep block.h's way. */
+#if defined(SIMDE_X86_AVX2_NATIVE)
+#define RP_V_MASKED_F
+static inline vf vf_loadu_n(const float *p, size_t m) {
+    return _mm256_maskload_ps(p, _mm256_castps_si256(m_lanes(m)));
+}
+static inline vi vi_loadu_n(const uint32_t *p, size_t m, uint32_t fill) {
+    __m256i k = _mm256_castps_si256(m_lanes(m));
+    __m256i x = _mm256_maskload_epi32((const int *)p, k);
+    return _mm256_blendv_epi8(_mm256_set1_epi32((int32_t)fill), x, k);
+}
+static inline void vf_storeu_mask(float *p, vm m, vf a) {
+    _mm256_maskstore_ps(p, _mm256_castps_si256(m), a);
+}
+static inline void vi_storeu_mask(uint32_t *p, vm m, vi a) {
+    _mm256_maskstore_epi32((int *)p, _mm256_castps_si256(m), a);
+}
+#endif
 
 #include "simd/kernels.h"

@@ -60,13 +60,13 @@ static inline vf vf_gather(const float *p, int s) {
  * of records q, q+4, q+8, q+12 (128-bit loads) in the 128-bit lanes of one
  * register, then the 4 x 4 transposition of SSE within each lane (lane
  * order stays record order).  Unused outputs are dropped by the compiler. */
-static inline void aos4(const float *p, int nf, int o, vf *t) {
+static inline void aos4(const float *p, int nf, int o, size_t m, vf *t) {
     vf r[4];
     for (int q = 0; q < 4; q++) {
-        vf x = simde_mm512_castps128_ps512(simde_mm_loadu_ps(p + nf * q + o));
-        x = simde_mm512_insertf32x4(x, simde_mm_loadu_ps(p + nf * (q + 4) + o), 1);
-        x = simde_mm512_insertf32x4(x, simde_mm_loadu_ps(p + nf * (q + 8) + o), 2);
-        r[q] = simde_mm512_insertf32x4(x, simde_mm_loadu_ps(p + nf * (q + 12) + o), 3);
+        vf x = simde_mm512_castps128_ps512(simde_mm_loadu_ps(rp_x_rec(p, nf, q, o, m)));
+        x = simde_mm512_insertf32x4(x, simde_mm_loadu_ps(rp_x_rec(p, nf, q + 4, o, m)), 1);
+        x = simde_mm512_insertf32x4(x, simde_mm_loadu_ps(rp_x_rec(p, nf, q + 8, o, m)), 2);
+        r[q] = simde_mm512_insertf32x4(x, simde_mm_loadu_ps(rp_x_rec(p, nf, q + 12, o, m)), 3);
     }
     vf lo01 = simde_mm512_unpacklo_ps(r[0], r[1]);
     vf lo23 = simde_mm512_unpacklo_ps(r[2], r[3]);
@@ -79,15 +79,18 @@ static inline void aos4(const float *p, int nf, int o, vf *t) {
 }
 
 /* out[k] = field k of the 16 consecutive nf-float records at p (nf <= 9),
- * i.e. {p[k], p[nf + k], ..., p[15 * nf + k]}; reads exactly 16 * nf floats.
+ * i.e. {p[k], p[nf + k], ..., p[15 * nf + k]}, records m .. 15 zero;
+ * reads exactly m * nf floats.
  * A transposition in registers: nf unaligned loads, then per field one
  * two-source permute (vpermt2ps) per pair of loaded vectors, merged by
  * masked moves.  Lane j of field k is flat element nf * j + k: vector pair
  * (nf * j + k) >> 5, the permute takes the low 5 bits.  Cheaper than 2 * nf
  * 8-lane gathers (the shapes with few rays load W primitives per step).
  * nf is a constant after inlining, so the indices and masks are too. */
-static inline void vf_ld_aos(const float *p, int nf, vf *out) {
-    if (nf > 6) {
+static inline void vf_ld_aos(const float *p, int nf, size_t m, vf *out) {
+    /* partial blocks (m < 16) too: per-record loads (rp_x_rec) read only
+     * the m records there are */
+    if (nf > 6 || m < 16) {
         /* triangles: the permutes (9 fields x 5 permutes and 4 merges)
          * spilled and measured slower than gathers; instead the 4 x 4
          * transposition within 128-bit lanes, records q, q+4, q+8, q+12 in
@@ -95,7 +98,7 @@ static inline void vf_ld_aos(const float *p, int nf, vf *out) {
         for (int o = 0; o < nf; o += 4) {
             int b = o + 4 <= nf ? o : nf - 4;
             vf t[4];
-            aos4(p, nf, b, t);
+            aos4(p, nf, b, m, t);
             for (int k = o; k < nf && k < o + 4; k++)
                 out[k] = t[k - b];
         }
@@ -149,5 +152,28 @@ static inline vm m_from_bytes(const uint8_t *p) {
 static inline void m_store01(uint8_t *p, vm m) {
     simde_mm_storeu_si128((void *)p, simde_mm_maskz_mov_epi8(m, simde_mm_set1_epi8(1)));
 }
+
+/* Partial blocks (m < 16 lanes) by masked loads and stores, which touch
+ * no byte of a masked-off lane (fault suppression): native only, as SIMDe
+ * 0.7 has none of them (without, block.h copies through a small buffer). */
+#if defined(SIMDE_X86_AVX512F_NATIVE) && defined(SIMDE_X86_AVX512BW_NATIVE) && \
+    defined(SIMDE_X86_AVX512VL_NATIVE)
+#define RP_V_MASKED_F /* floats and uint32 */
+#define RP_V_MASKED_B /* bytes */
+static inline vf vf_loadu_n(const float *p, size_t m) { return _mm512_maskz_loadu_ps(m_lanes(m), p); }
+static inline vi vi_loadu_n(const uint32_t *p, size_t m, uint32_t fill) {
+    return _mm512_mask_loadu_epi32(_mm512_set1_epi32((int32_t)fill), m_lanes(m), p);
+}
+static inline vm m_from_bytes_n(const uint8_t *p, size_t m) {
+    __m128i b = _mm_maskz_loadu_epi8(m_lanes(m), p);
+    return _mm_test_epi8_mask(b, b);
+}
+static inline void vf_storeu_mask(float *p, vm m, vf a) { _mm512_mask_storeu_ps(p, m, a); }
+static inline void vi_storeu_mask(uint32_t *p, vm m, vi a) { _mm512_mask_storeu_epi32(p, m, a); }
+/* bytes of the lanes of sel: 1 where val, else 0 */
+static inline void m_store01_mask(uint8_t *p, vm sel, vm val) {
+    _mm_mask_storeu_epi8(p, sel, _mm_maskz_mov_epi8(val, _mm_set1_epi8(1)));
+}
+#endif
 
 #include "simd/kernels.h"

@@ -87,11 +87,20 @@ static inline vf vf_gather(const float *p, int s) {
     return simde_vld1q_f32(t);
 }
 
-/* out[k] = field k of the W consecutive nf-float records at p: one
- * gather per field. */
-static inline void vf_ld_aos(const float *p, int nf, vf *out) {
-    for (int k = 0; k < nf; k++)
-        out[k] = vf_gather(p + k, nf);
+/* out[k] = field k of the W consecutive nf-float records at p, records
+ * m .. 3 zero (reads exactly m * nf floats): one gather per field. */
+static inline void vf_ld_aos(const float *p, int nf, size_t m, vf *out) {
+    if (m == 4) {
+        for (int k = 0; k < nf; k++)
+            out[k] = vf_gather(p + k, nf);
+        return;
+    }
+    for (int k = 0; k < nf; k++) {
+        float t[4];
+        for (size_t l = 0; l < 4; l++)
+            t[l] = l < m ? p[nf * l + k] : 0.0f;
+        out[k] = simde_vld1q_f32(t);
+    }
 }
 
 static inline vi vi_set1(uint32_t x) { return simde_vdupq_n_u32(x); }

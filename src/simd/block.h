@@ -78,37 +78,92 @@ typedef struct veval {
 
 static inline size_t min_w(size_t left) { return left < V_W ? left : V_W; }
 
+/* The shape of a call of n rays and count primitives: one ray against W
+ * primitives per step (the "across" loops) or packets of W rays against one
+ * primitive per step.  Packets need n >= W where a partial block costs a
+ * copy (no masked loads); with masked loads, whichever takes fewer vector
+ * steps, packets on a tie (no transposition, no per-ray scalar
+ * resolution): 8 rays x 8 triangles in 16 lanes is 8 packet steps, as
+ * many as across, without 8 transpositions. */
+static inline int use_across(size_t n, size_t count) {
+#ifdef RP_V_MASKED_F
+    return (n + V_W - 1) / V_W * count > n * ((count + V_W - 1) / V_W);
+#else
+    (void)count;
+    return n < V_W;
+#endif
+}
+
 /* ------------------------------------------------------------------ */
-/* Loading blocks: a full block straight from the caller's arrays,       */
-/* a partial one (m < W lanes) through a zero-padded copy.               */
+/* Loading blocks: a full block straight from the caller's arrays, a     */
+/* partial one (m < W lanes) by the ISA's masked loads where it has them */
+/* (RP_V_MASKED_F: floats and uint32; RP_V_MASKED_B: bytes), else lane  */
+/* by lane through a small buffer; either way no byte past lane m - 1.  */
 /* ------------------------------------------------------------------ */
 
-RP_INLINE vf ld_f(const float *a, size_t i, size_t m) {
-    if (m == V_W)
-        return vf_loadu(a + i);
-    float buf[V_W] = {0};
-    memcpy(buf, a + i, m * sizeof(float));
+#ifndef RP_V_MASKED_F
+/* lanes 0 .. m-1 of p, the others 0 (m < W) */
+RP_INLINE vf vf_loadu_n(const float *p, size_t m) {
+    float buf[V_W];
+    for (size_t k = 0; k < V_W; k++)
+        buf[k] = k < m ? p[k] : 0.0f;
     return vf_loadu(buf);
+}
+/* lanes 0 .. m-1 of p, the others fill */
+RP_INLINE vi vi_loadu_n(const uint32_t *p, size_t m, uint32_t fill) {
+    uint32_t buf[V_W];
+    for (size_t k = 0; k < V_W; k++)
+        buf[k] = k < m ? p[k] : fill;
+    return vi_loadu(buf);
+}
+/* the lanes of msk only */
+RP_INLINE void vf_storeu_mask(float *p, vm msk, vf a) {
+    float buf[V_W];
+    unsigned bits = m_bits(msk);
+    vf_storeu(buf, a);
+    for (size_t k = 0; k < V_W; k++)
+        if ((bits >> k) & 1u)
+            p[k] = buf[k];
+}
+RP_INLINE void vi_storeu_mask(uint32_t *p, vm msk, vi a) {
+    uint32_t buf[V_W];
+    unsigned bits = m_bits(msk);
+    vi_storeu(buf, a);
+    for (size_t k = 0; k < V_W; k++)
+        if ((bits >> k) & 1u)
+            p[k] = buf[k];
+}
+#endif
+#ifndef RP_V_MASKED_B
+/* lane k set iff p[k] != 0, for k < m (m < W) */
+RP_INLINE vm m_from_bytes_n(const uint8_t *p, size_t m) {
+    uint8_t buf[V_W];
+    for (size_t k = 0; k < V_W; k++)
+        buf[k] = k < m ? p[k] : 0;
+    return m_from_bytes(buf);
+}
+/* the bytes of the lanes of sel: 1 where val, else 0 */
+RP_INLINE void m_store01_mask(uint8_t *p, vm sel, vm val) {
+    unsigned s = m_bits(sel), v = m_bits(val);
+    for (size_t k = 0; k < V_W; k++)
+        if ((s >> k) & 1u)
+            p[k] = (uint8_t)((v >> k) & 1u);
+}
+#endif
+
+RP_INLINE vf ld_f(const float *a, size_t i, size_t m) {
+    return m == V_W ? vf_loadu(a + i) : vf_loadu_n(a + i, m);
 }
 
 RP_INLINE vi ld_prim_index(const uint32_t *a, size_t i, size_t m) {
-    if (m == V_W)
-        return vi_loadu(a + i);
-    uint32_t buf[V_W];
-    for (size_t k = 0; k < V_W; k++)
-        buf[k] = k < m ? a[i + k] : RP_NO_HIT;
-    return vi_loadu(buf);
+    return m == V_W ? vi_loadu(a + i) : vi_loadu_n(a + i, m, RP_NO_HIT);
 }
 
 /* Lanes that take part: active[i + k] != 0 (all when NULL) and k < m. */
 RP_INLINE vm ld_active(const uint8_t *active, size_t i, size_t m) {
     if (!active)
         return m_lanes(m);
-    if (m == V_W)
-        return m_from_bytes(active + i);
-    uint8_t buf[V_W] = {0};
-    memcpy(buf, active + i, m);
-    return m_from_bytes(buf);
+    return m == V_W ? m_from_bytes(active + i) : m_from_bytes_n(active + i, m);
 }
 
 enum { NEED_D = 1, NEED_RD = 2, NEED_WT = 4 }; /* besides o, rdx, tmin, tmax */
@@ -233,14 +288,13 @@ RP_INLINE void bc_prim(const float *p, int nf, vprim *v) {
         v->f[k] = vf_bcast(p + k);
 }
 
-/* Primitives p[0 .. m-1] (m <= W) in lanes 0 .. m-1; returns those lanes. */
+/* Primitives p[0 .. m-1] (m <= W) in lanes 0 .. m-1 (the others zero,
+ * nothing past p[m - 1] read); returns those lanes. */
 RP_INLINE vm ld_prims(const float *p, int nf, size_t m, vprim *v) {
     if (m == V_W) {
-        vf_ld_aos(p, nf, v->f);
+        vf_ld_aos(p, nf, V_W, v->f);
         return m_lanes(V_W);
     }
-    float buf[V_W * K_MAX_FLOATS] = {0};
-    memcpy(buf, p, m * (size_t)nf * sizeof(float));
-    vf_ld_aos(buf, nf, v->f);
+    vf_ld_aos(p, nf, m, v->f);
     return m_lanes(m);
 }

@@ -15,11 +15,10 @@
 
 /* Writes the new hits of a packet: every lane of upd has one.  A full block
  * whose lanes are all active is stored as whole vectors (the lanes without a
- * new hit rewrite the values just loaded, bit for bit); otherwise lane by
- * lane, only where the reference writes. */
+ * new hit rewrite the values just loaded, bit for bit); otherwise by masked
+ * stores of the lanes of upd, only where the reference writes. */
 RP_INLINE void put_hits(rp_rays *rays, rp_hits *hits, size_t i, size_t m, vm act, vm upd,
                         vf best, vi prim, vf u, vf v) {
-    unsigned bits = m_bits(upd);
     if (m == V_W && m_bits(act) == V_ALL) {
         vf_storeu(rays->tmax + i, best);
         vf_storeu(hits->t + i, vf_select(upd, best, vf_loadu(hits->t + i)));
@@ -28,21 +27,11 @@ RP_INLINE void put_hits(rp_rays *rays, rp_hits *hits, size_t i, size_t m, vm act
         vi_storeu(hits->prim + i, prim);
         return;
     }
-    float tb[V_W], ub[V_W], vb[V_W];
-    uint32_t pb[V_W];
-    vf_storeu(tb, best);
-    vf_storeu(ub, u);
-    vf_storeu(vb, v);
-    vi_storeu(pb, prim);
-    for (size_t k = 0; k < m; k++) {
-        if (!((bits >> k) & 1u))
-            continue;
-        rays->tmax[i + k] = tb[k];
-        hits->t[i + k] = tb[k];
-        hits->u[i + k] = ub[k];
-        hits->v[i + k] = vb[k];
-        hits->prim[i + k] = pb[k];
-    }
+    vf_storeu_mask(rays->tmax + i, upd, best);
+    vf_storeu_mask(hits->t + i, upd, best);
+    vf_storeu_mask(hits->u + i, upd, u);
+    vf_storeu_mask(hits->v + i, upd, v);
+    vi_storeu_mask(hits->prim + i, upd, prim);
 }
 
 /* Rays i .. i+m-1 against every primitive, one broadcast primitive per
@@ -247,7 +236,7 @@ RP_INLINE void closest(int kind, rp_rays *rays, const uint8_t *active, const voi
                        size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
     const float *pf = (const float *)prims;
     size_t n = rays->n;
-    if (n < V_W) {
+    if (use_across(n, count)) {
         for (size_t i = 0; i < n; i++)
             if (!active || active[i])
                 closest_across(kind, rays, pf, count, base, flags, hits, i);
@@ -261,45 +250,62 @@ RP_INLINE void closest(int kind, rp_rays *rays, const uint8_t *active, const voi
 /* The kernels                                                           */
 /* ------------------------------------------------------------------ */
 
+/* Rays i .. i+m-1 of r against the broadcast box b (box_ok: its validity
+ * in every lane); act: the lanes that take part (all of a full block when
+ * full, which stores whole vectors). */
+RP_INLINE void aabb_block(const rp_rays *r, const vprim *b, vm box_ok, size_t i, size_t m,
+                          vm act, int full, uint8_t *hit, float *tnear, float *tfar) {
+    vray v;
+    ld_rays(r, i, m, NEED_RD, &v);
+    vf tn = v.tmin, tf = v.tmax;
+    vm h = slab(&v, b, 0, &tn, &tf);
+    h = m_and(m_and(h, vf_eq(v.rdx, v.rdx)), box_ok);
+    if (full) {
+        m_store01(hit + i, h);
+        if (tnear)
+            vf_storeu(tnear + i, tn);
+        if (tfar)
+            vf_storeu(tfar + i, tf);
+        return;
+    }
+    m_store01_mask(hit + i, act, h);
+    if (tnear)
+        vf_storeu_mask(tnear + i, act, tn);
+    if (tfar)
+        vf_storeu_mask(tfar + i, act, tf);
+}
+
+/* Fewer than W rays without masked loads run the reference's loop (the
+ * same results by definition: one partial block would be copied lane by
+ * lane, array by array).  The rays' struct is copied to a local
+ * (its array pointers stay in registers: the stores to hit, tnear, tfar
+ * cannot change them), and the full blocks of a call without an active
+ * mask run a loop of their own with no mask or tail tests. */
 static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_aabb *box,
                            uint8_t *hit, float *tnear, float *tfar) {
+#ifndef RP_V_MASKED_F
+    if (rays->n < V_W) { /* a partial block would be copied lane by lane */
+        rp_kernels_scalar.intersect_aabb(rays, active, box, hit, tnear, tfar);
+        return;
+    }
+#endif
+    const rp_rays r = *rays;
     const float *bp = (const float *)box;
     vprim b;
     bc_prim(bp, 6, &b);
     vm box_ok = m_lanes(box_valid_1(bp) ? V_W : 0);
-    for (size_t i = 0; i < rays->n; i += V_W) {
-        size_t m = min_w(rays->n - i);
-        vray r;
-        ld_rays(rays, i, m, NEED_RD, &r);
+    const size_t n = r.n;
+    size_t i = 0;
+    if (!active)
+        for (; n - i >= V_W; i += V_W)
+            aabb_block(&r, &b, box_ok, i, V_W, m_lanes(V_W), 1, hit, tnear, tfar);
+    for (; i < n; i += V_W) {
+        size_t m = min_w(n - i);
         vm act = ld_active(active, i, m);
         unsigned abits = m_bits(act);
         if (!abits)
             continue;
-        vf tn = r.tmin, tf = r.tmax;
-        vm h = slab(&r, &b, 0, &tn, &tf);
-        h = m_and(m_and(h, vf_eq(r.rdx, r.rdx)), box_ok);
-        if (m == V_W && abits == V_ALL) {
-            m_store01(hit + i, h);
-            if (tnear)
-                vf_storeu(tnear + i, tn);
-            if (tfar)
-                vf_storeu(tfar + i, tf);
-            continue;
-        }
-        uint8_t hb[V_W];
-        float nb[V_W], fb[V_W];
-        m_store01(hb, h);
-        vf_storeu(nb, tn);
-        vf_storeu(fb, tf);
-        for (size_t k = 0; k < m; k++) {
-            if (!((abits >> k) & 1u))
-                continue;
-            hit[i + k] = hb[k];
-            if (tnear)
-                tnear[i + k] = nb[k];
-            if (tfar)
-                tfar[i + k] = fb[k];
-        }
+        aabb_block(&r, &b, box_ok, i, m, act, m == V_W && abits == V_ALL, hit, tnear, tfar);
     }
 }
 

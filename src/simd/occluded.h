@@ -83,7 +83,7 @@ RP_INLINE void occluded(int kind, const rp_rays *rays, const uint8_t *active,
                         uint8_t *occluded) {
     const float *tf = (const float *)tris;
     size_t n = rays->n;
-    if (n < V_W) {
+    if (use_across(n, count)) {
         for (size_t i = 0; i < n; i++)
             if (!active || active[i])
                 occluded_across(kind, rays, tf, count, flags, occluded, i);

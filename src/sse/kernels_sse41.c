@@ -59,18 +59,18 @@ static inline vf vf_gather(const float *p, int s) {
     return simde_mm_setr_ps(p[0], p[s], p[2 * s], p[3 * s]);
 }
 
-/* out[k] = field k of the 4 consecutive nf-float records at p (4 <= nf <= 9);
- * reads exactly 4 * nf floats.  A 4 x 4 transposition (unpack,
- * movelh/movehl) of each group of 4 fields, the last group ending at field
- * nf - 1 (overlapping the one before; unused outputs are dropped by the
- * compiler): boxes 12 shuffles, triangles 19, against scalar loads and
- * inserts per element. */
-static inline void vf_ld_aos(const float *p, int nf, vf *out) {
+/* out[k] = field k of the 4 consecutive nf-float records at p (4 <= nf <= 9),
+ * records m .. 3 zero; reads exactly m * nf floats (rp_x_rec).  A 4 x 4
+ * transposition (unpack, movelh/movehl) of each group of 4 fields, the last
+ * group ending at field nf - 1 (overlapping the one before; unused outputs
+ * are dropped by the compiler): boxes 12 shuffles, triangles 19, against
+ * scalar loads and inserts per element. */
+static inline void vf_ld_aos(const float *p, int nf, size_t m, vf *out) {
     for (int o = 0; o < nf; o += 4) {
         int b = o + 4 <= nf ? o : nf - 4;
         vf r[4], t[4];
         for (int q = 0; q < 4; q++)
-            r[q] = simde_mm_loadu_ps(p + nf * q + b);
+            r[q] = simde_mm_loadu_ps(rp_x_rec(p, nf, q, b, m));
         vf lo01 = simde_mm_unpacklo_ps(r[0], r[1]);
         vf lo23 = simde_mm_unpacklo_ps(r[2], r[3]);
         vf hi01 = simde_mm_unpackhi_ps(r[0], r[1]);

@@ -50,6 +50,16 @@ static inline vf vf_bcast(const float *p) {
     return r;
 }
 
+/* The records of a partial block (vf_ld_aos with m < W): the 4 floats
+ * at field o of record q, or 4 zeros for a record past the m the caller
+ * has.  A pointer select, so a padding record costs no branch and the load
+ * never touches memory past the caller's array; m == W (a constant where
+ * vf_ld_aos is inlined for full blocks) folds it away. */
+static const float rp_x_zero4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+static inline const float *rp_x_rec(const float *p, int nf, int q, int o, size_t m) {
+    return (size_t)q < m ? p + nf * q + o : rp_x_zero4;
+}
+
 #ifdef RP_X_CMP
 /* ordered predicates are C's <, <=, >, >=, ==; NEQ_UQ is C's != */
 static inline vm vf_lt(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_LT_OQ); }
