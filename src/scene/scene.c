@@ -136,7 +136,7 @@ rp_status rp_scene_build(rp_scene *s) {
         return RP_ERR_NULL;
     if (s->built)
         return RP_ERR_INVALID;
-    uint32_t *slot = malloc((s->ntris ? s->ntris : 1) * sizeof *slot);
+    uint32_t *slot = rp_big_alloc((s->ntris ? s->ntris : 1) * sizeof *slot, 64);
     if (!slot)
         return RP_ERR_NOMEM;
     rp_status st = rp_scene_build_bvh(s);

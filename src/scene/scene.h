@@ -85,6 +85,11 @@ static inline uint32_t rp_scene_index(const rp_scene *s, size_t p) {
     return s->blocks[p / RP_TRI_BLOCK].index[p % RP_TRI_BLOCK];
 }
 
+/* build.c: memory for a large array, align-byte aligned (a power of two,
+ * at least sizeof(void *)); huge pages where the system gives them.  NULL
+ * when out of memory; freed by free(). */
+RP_HIDDEN void *rp_big_alloc(size_t bytes, size_t align);
+
 /* build.c: makes nodes, blocks, bound from tris.  RP_OK or
  * RP_ERR_NOMEM (then the scene is as before). */
 RP_HIDDEN rp_status rp_scene_build_bvh(rp_scene *s);
