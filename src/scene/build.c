@@ -69,50 +69,99 @@ typedef struct bx {
     float lo[4], hi[4];
 } bx;
 
-static inline float selmin(float a, float b) {
-    uint32_t x, y, r;
-    memcpy(&x, &a, 4);
-    memcpy(&y, &b, 4);
-    uint32_t m = -(uint32_t)(a < b);
-    r = (x & m) | (y & ~m);
-    float f;
-    memcpy(&f, &r, 4);
-    return f;
+/* Four floats at once: the baseline's own vectors (SSE2 on x86-64, NEON on
+ * AArch64), else plain C.  v4_min(a, b) is a < b ? a : b and v4_max(a, b)
+ * a > b ? a : b lane by lane, exactly (minps/maxps are that; NEON's vminq
+ * is not, for -0 and +0, so a compare and a select): the same bits as the
+ * scalar expressions everywhere. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+typedef __m128 v4;
+static inline v4 v4_ld(const float *p) { return _mm_loadu_ps(p); }
+static inline void v4_st(float *p, v4 a) { _mm_storeu_ps(p, a); }
+static inline v4 v4_min(v4 a, v4 b) { return _mm_min_ps(a, b); }
+static inline v4 v4_max(v4 a, v4 b) { return _mm_max_ps(a, b); }
+static inline v4 v4_add(v4 a, v4 b) { return _mm_add_ps(a, b); }
+static inline v4 v4_sub(v4 a, v4 b) { return _mm_sub_ps(a, b); }
+static inline v4 v4_mul(v4 a, v4 b) { return _mm_mul_ps(a, b); }
+static inline v4 v4_set1(float a) { return _mm_set1_ps(a); }
+/* truncated toward zero, to 32-bit integers */
+static inline void v4_cvtt(int32_t *q, v4 a) { _mm_storeu_si128((__m128i *)(void *)q, _mm_cvttps_epi32(a)); }
+/* dx * dy + dy * dz + dz * dx of d, in that order */
+static inline float v4_area3(v4 d) {
+    v4 p = _mm_mul_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(3, 0, 2, 1)));
+    v4 a = _mm_add_ss(p, _mm_shuffle_ps(p, p, _MM_SHUFFLE(1, 1, 1, 1)));
+    return _mm_cvtss_f32(_mm_add_ss(a, _mm_movehl_ps(p, p)));
 }
-static inline float selmax(float a, float b) {
-    uint32_t x, y, r;
-    memcpy(&x, &a, 4);
-    memcpy(&y, &b, 4);
-    uint32_t m = -(uint32_t)(a > b);
-    r = (x & m) | (y & ~m);
-    float f;
-    memcpy(&f, &r, 4);
-    return f;
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+typedef float32x4_t v4;
+static inline v4 v4_ld(const float *p) { return vld1q_f32(p); }
+static inline void v4_st(float *p, v4 a) { vst1q_f32(p, a); }
+static inline v4 v4_min(v4 a, v4 b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
+static inline v4 v4_max(v4 a, v4 b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
+static inline v4 v4_add(v4 a, v4 b) { return vaddq_f32(a, b); }
+static inline v4 v4_sub(v4 a, v4 b) { return vsubq_f32(a, b); }
+static inline v4 v4_mul(v4 a, v4 b) { return vmulq_f32(a, b); }
+static inline v4 v4_set1(float a) { return vdupq_n_f32(a); }
+static inline void v4_cvtt(int32_t *q, v4 a) { vst1q_s32(q, vcvtq_s32_f32(a)); }
+static inline float v4_area3(v4 d) {
+    float dx = vgetq_lane_f32(d, 0), dy = vgetq_lane_f32(d, 1), dz = vgetq_lane_f32(d, 2);
+    float a = dx * dy, c = dy * dz, e = dz * dx;
+    a = a + c;
+    return a + e;
 }
+#else
+typedef struct v4 {
+    float f[4];
+} v4;
+static inline v4 v4_ld(const float *p) {
+    v4 r;
+    memcpy(r.f, p, sizeof r.f);
+    return r;
+}
+static inline void v4_st(float *p, v4 a) { memcpy(p, a.f, sizeof a.f); }
+#define V4_LANES(expr)                                                                             \
+    v4 r;                                                                                          \
+    for (int k = 0; k < 4; k++)                                                                    \
+        r.f[k] = expr;                                                                             \
+    return r
+static inline v4 v4_min(v4 a, v4 b) { V4_LANES(a.f[k] < b.f[k] ? a.f[k] : b.f[k]); }
+static inline v4 v4_max(v4 a, v4 b) { V4_LANES(a.f[k] > b.f[k] ? a.f[k] : b.f[k]); }
+static inline v4 v4_add(v4 a, v4 b) { V4_LANES(a.f[k] + b.f[k]); }
+static inline v4 v4_sub(v4 a, v4 b) { V4_LANES(a.f[k] - b.f[k]); }
+static inline v4 v4_mul(v4 a, v4 b) { V4_LANES(a.f[k] * b.f[k]); }
+static inline v4 v4_set1(float a) { V4_LANES(a); }
+static inline void v4_cvtt(int32_t *q, v4 a) {
+    for (int k = 0; k < 4; k++)
+        q[k] = (int32_t)a.f[k];
+}
+static inline float v4_area3(v4 d) {
+    float a = d.f[0] * d.f[1], c = d.f[1] * d.f[2], e = d.f[2] * d.f[0];
+    a = a + c;
+    return a + e;
+}
+#endif
+
 static inline void bx_grow(bx *restrict a, const bx *restrict b) {
-    bx t;
-    for (int k = 0; k < 4; k++) {
-        t.lo[k] = selmin(a->lo[k], b->lo[k]);
-        t.hi[k] = selmax(a->hi[k], b->hi[k]);
-    }
-    *a = t;
+    v4_st(a->lo, v4_min(v4_ld(a->lo), v4_ld(b->lo)));
+    v4_st(a->hi, v4_max(v4_ld(a->hi), v4_ld(b->hi)));
 }
-/* for an accumulator kept in registers: the scalar min/max instructions */
+/* bx_grow of a box in registers */
+static inline void bx_growv(bx *a, v4 lo, v4 hi) {
+    v4_st(a->lo, v4_min(v4_ld(a->lo), lo));
+    v4_st(a->hi, v4_max(v4_ld(a->hi), hi));
+}
 static inline bx bx_union(bx a, const bx *b) {
-    for (int k = 0; k < 4; k++) {
-        a.lo[k] = a.lo[k] < b->lo[k] ? a.lo[k] : b->lo[k];
-        a.hi[k] = a.hi[k] > b->hi[k] ? a.hi[k] : b->hi[k];
-    }
+    bx_grow(&a, b);
     return a;
 }
 /* a box's centroid as a point box */
 static inline bx bx_cen(const bx *b) {
     bx c;
-    for (int k = 0; k < 4; k++) {
-        float v = b->lo[k] + b->hi[k];
-        c.lo[k] = v * 0.5f;
-        c.hi[k] = c.lo[k];
-    }
+    v4 m = v4_mul(v4_add(v4_ld(b->lo), v4_ld(b->hi)), v4_set1(0.5f));
+    v4_st(c.lo, m);
+    v4_st(c.hi, m);
     return c;
 }
 static bx bx_empty(void) {
@@ -209,7 +258,7 @@ typedef struct small {
     uint8_t side[SMALL_MAX];
     uint8_t tmp[SMALL_MAX];
     float rarea[SMALL_MAX];
-    uint64_t key[SMALL_MAX];
+    int32_t key[SMALL_MAX];
 } small;
 
 static rp_status small_node(builder *b, small *sm, uint32_t node, size_t base, int lb, int le,
@@ -221,18 +270,23 @@ static rp_status small_node(builder *b, small *sm, uint32_t node, size_t base, i
         int ba = -1, bi = 0;
         if (n > RP_TRI_BLOCK) {
             for (int a = 0; a < 3; a++) {
+                /* (bx_area_ne of the accumulated boxes, kept in registers) */
                 const uint8_t *o = sm->ord[a] + lb;
-                bx acc = sm->box[o[n - 1]];
-                sm->rarea[n - 1] = bx_area_ne(&acc);
+                v4 al = v4_ld(sm->box[o[n - 1]].lo), ah = v4_ld(sm->box[o[n - 1]].hi);
+                sm->rarea[n - 1] = v4_area3(v4_sub(ah, al));
                 for (int i = n - 2; i >= 1; i--) {
-                    acc = bx_union(acc, &sm->box[o[i]]);
-                    sm->rarea[i] = bx_area_ne(&acc);
+                    al = v4_min(al, v4_ld(sm->box[o[i]].lo));
+                    ah = v4_max(ah, v4_ld(sm->box[o[i]].hi));
+                    sm->rarea[i] = v4_area3(v4_sub(ah, al));
                 }
-                acc = sm->box[o[0]];
+                al = v4_ld(sm->box[o[0]].lo);
+                ah = v4_ld(sm->box[o[0]].hi);
                 for (int i = 1; i < n; i++) {
-                    if (i > 1)
-                        acc = bx_union(acc, &sm->box[o[i - 1]]);
-                    float cost = bx_area_ne(&acc) * blocks((size_t)i) +
+                    if (i > 1) {
+                        al = v4_min(al, v4_ld(sm->box[o[i - 1]].lo));
+                        ah = v4_max(ah, v4_ld(sm->box[o[i - 1]].hi));
+                    }
+                    float cost = v4_area3(v4_sub(ah, al)) * blocks((size_t)i) +
                                  sm->rarea[i] * blocks((size_t)(n - i));
                     if (cost < best) {
                         best = cost;
@@ -275,12 +329,13 @@ static rp_status small_node(builder *b, small *sm, uint32_t node, size_t base, i
                 continue;
             uint8_t *q = sm->ord[a] + lb;
             int l = 0, r = 0;
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < n; i++) { /* without branches (l <= i) */
                 uint8_t t = q[i];
-                if (sm->side[t])
-                    sm->tmp[r++] = t;
-                else
-                    q[l++] = t;
+                int sd = sm->side[t];
+                q[l] = t;
+                sm->tmp[r] = t;
+                l += 1 - sd;
+                r += sd;
             }
             memcpy(q + l, sm->tmp, (size_t)r);
         }
@@ -320,19 +375,23 @@ static rp_status small_build(builder *b, small *sm, uint32_t node, size_t begin,
         cen[1][i] = c.lo[1];
         cen[2][i] = c.lo[2];
     }
-    for (int a = 0; a < 3; a++) { /* insertion sort */
-        uint64_t *k = sm->key;
-        for (int i = 0; i < n; i++) {
-            uint64_t v = (uint64_t)fkey(cen[a][i]) << 32 | (uint32_t)i;
-            int j = i;
-            while (j > 0 && k[j - 1] > v) {
-                k[j] = k[j - 1];
-                j--;
-            }
-            k[j] = v;
-        }
+    /* sorted by (centroid, position): the position of i is its rank, the
+     * number of keys before it in that order (compares without branches,
+     * which the compiler makes 4-wide; an insertion sort's mispredicted
+     * exits cost more at 64) */
+    for (int a = 0; a < 3; a++) {
+        int32_t *k = sm->key;
         for (int i = 0; i < n; i++)
-            sm->ord[a][i] = (uint8_t)k[i];
+            k[i] = (int32_t)(fkey(cen[a][i]) ^ 0x80000000u); /* the same order, signed */
+        for (int i = 0; i < n; i++) {
+            int32_t v = k[i];
+            int r = 0;
+            for (int j = 0; j < i; j++)
+                r += k[j] <= v;
+            for (int j = i + 1; j < n; j++)
+                r += k[j] < v;
+            sm->ord[a][r] = (uint8_t)i;
+        }
     }
     return small_node(b, sm, node, begin, 0, n, *box);
 }
@@ -399,21 +458,24 @@ static rp_status build_binary(builder *b, size_t n, const bx *box, const bx *cb)
                 bins[a][k] = bx_empty();
         }
         if (use[0] && use[1] && use[2]) {
+            /* the three axes' bins at once: (int)f clamped to [0, NBINS)
+             * is (int) of f clamped to [0, NBINS - 1] (f is finite and the
+             * truncation goes toward zero) */
+            float lo4[4] = {lo[0], lo[1], lo[2], 0.0f}, sc4[4] = {scale[0], scale[1], scale[2], 0.0f};
+            v4 vlo = v4_ld(lo4), vsc = v4_ld(sc4), half = v4_set1(0.5f);
+            v4 zero = v4_set1(0.0f), top = v4_set1((float)(NBINS - 1));
             for (size_t i = tk.begin; i < tk.end; i++) {
                 const bx *r = &b->rec[i];
-                bx c = bx_cen(r);
-                int k0 = (int)((c.lo[0] - lo[0]) * scale[0]);
-                int k1 = (int)((c.lo[1] - lo[1]) * scale[1]);
-                int k2 = (int)((c.lo[2] - lo[2]) * scale[2]);
-                k0 = k0 < 0 ? 0 : k0 >= NBINS ? NBINS - 1 : k0;
-                k1 = k1 < 0 ? 0 : k1 >= NBINS ? NBINS - 1 : k1;
-                k2 = k2 < 0 ? 0 : k2 >= NBINS ? NBINS - 1 : k2;
-                cnt[0][k0]++;
-                cnt[1][k1]++;
-                cnt[2][k2]++;
-                bx_grow(&bins[0][k0], r);
-                bx_grow(&bins[1][k1], r);
-                bx_grow(&bins[2][k2], r);
+                v4 rl = v4_ld(r->lo), rh = v4_ld(r->hi);
+                v4 f = v4_mul(v4_sub(v4_mul(v4_add(rl, rh), half), vlo), vsc);
+                int32_t k[4];
+                v4_cvtt(k, v4_min(v4_max(f, zero), top));
+                cnt[0][k[0]]++;
+                cnt[1][k[1]]++;
+                cnt[2][k[2]]++;
+                bx_growv(&bins[0][k[0]], rl, rh);
+                bx_growv(&bins[1][k[1]], rl, rh);
+                bx_growv(&bins[2][k[2]], rl, rh);
             }
         } else {
             for (size_t i = tk.begin; i < tk.end; i++) {
