@@ -396,6 +396,25 @@ static rp_status small_build(builder *b, small *sm, uint32_t node, size_t begin,
     return small_node(b, sm, node, begin, 0, n, *box);
 }
 
+/* One record into the three axes' bins: (int)f clamped to [0, NBINS) is
+ * (int) of f clamped to [0, NBINS - 1] (f is finite; the truncation goes
+ * toward zero). */
+static inline void bin3(bx (*bins)[NBINS], uint32_t (*cnt)[NBINS], const bx *r, v4 vlo, v4 vsc) {
+    v4 rl = v4_ld(r->lo), rh = v4_ld(r->hi);
+    v4 f = v4_mul(v4_sub(v4_mul(v4_add(rl, rh), v4_set1(0.5f)), vlo), vsc);
+    int32_t k[4];
+    v4_cvtt(k, v4_min(v4_max(f, v4_set1(0.0f)), v4_set1((float)(NBINS - 1))));
+    cnt[0][k[0]]++;
+    cnt[1][k[1]]++;
+    cnt[2][k[2]]++;
+    bx_growv(&bins[0][k[0]], rl, rh);
+    bx_growv(&bins[1][k[1]], rl, rh);
+    bx_growv(&bins[2][k[2]], rl, rh);
+}
+/* nodes of at least STREAM_MIN triangles are binned in NSTREAM runs */
+#define NSTREAM 4
+#define STREAM_MIN 1024
+
 /* a node waiting to be built: its triangles rec[begin, end), their box
  * and their centroids' box */
 typedef struct task {
@@ -458,24 +477,40 @@ static rp_status build_binary(builder *b, size_t n, const bx *box, const bx *cb)
                 bins[a][k] = bx_empty();
         }
         if (use[0] && use[1] && use[2]) {
-            /* the three axes' bins at once: (int)f clamped to [0, NBINS)
-             * is (int) of f clamped to [0, NBINS - 1] (f is finite and the
-             * truncation goes toward zero) */
+            /* the three axes' bins at once */
             float lo4[4] = {lo[0], lo[1], lo[2], 0.0f}, sc4[4] = {scale[0], scale[1], scale[2], 0.0f};
-            v4 vlo = v4_ld(lo4), vsc = v4_ld(sc4), half = v4_set1(0.5f);
-            v4 zero = v4_set1(0.0f), top = v4_set1((float)(NBINS - 1));
-            for (size_t i = tk.begin; i < tk.end; i++) {
-                const bx *r = &b->rec[i];
-                v4 rl = v4_ld(r->lo), rh = v4_ld(r->hi);
-                v4 f = v4_mul(v4_sub(v4_mul(v4_add(rl, rh), half), vlo), vsc);
-                int32_t k[4];
-                v4_cvtt(k, v4_min(v4_max(f, zero), top));
-                cnt[0][k[0]]++;
-                cnt[1][k[1]]++;
-                cnt[2][k[2]]++;
-                bx_growv(&bins[0][k[0]], rl, rh);
-                bx_growv(&bins[1][k[1]], rl, rh);
-                bx_growv(&bins[2][k[2]], rl, rh);
+            v4 vlo = v4_ld(lo4), vsc = v4_ld(sc4);
+            const bx *rec = b->rec + tk.begin;
+            if (cnt_n < STREAM_MIN) {
+                for (size_t i = 0; i < cnt_n; i++)
+                    bin3(bins, cnt, &rec[i], vlo, vsc);
+            } else {
+                /* NSTREAM runs of records binned side by side into their own
+                 * bins (a run's records often share a bin: one set of bins
+                 * would wait on its own stores), then merged in run order.
+                 * The same bits as one pass: a < b ? a : b folded over a
+                 * sequence gives its last minimal element however the fold
+                 * is bracketed, as long as the order is kept (so too for
+                 * -0 and +0); likewise the max. */
+                bx sb[NSTREAM][3][NBINS];
+                uint32_t sn[NSTREAM][3][NBINS];
+                memset(sn, 0, sizeof sn);
+                for (int t = 0; t < NSTREAM; t++)
+                    for (int a = 0; a < 3; a++)
+                        for (int k = 0; k < NBINS; k++)
+                            sb[t][a][k] = bx_empty();
+                size_t q = cnt_n / NSTREAM;
+                for (size_t i = 0; i < q; i++)
+                    for (int t = 0; t < NSTREAM; t++)
+                        bin3(sb[t], sn[t], &rec[(size_t)t * q + i], vlo, vsc);
+                for (size_t i = NSTREAM * q; i < cnt_n; i++)
+                    bin3(sb[NSTREAM - 1], sn[NSTREAM - 1], &rec[i], vlo, vsc);
+                for (int t = 0; t < NSTREAM; t++)
+                    for (int a = 0; a < 3; a++)
+                        for (int k = 0; k < NBINS; k++) {
+                            bx_grow(&bins[a][k], &sb[t][a][k]);
+                            cnt[a][k] += sn[t][a][k];
+                        }
             }
         } else {
             for (size_t i = tk.begin; i < tk.end; i++) {
@@ -738,6 +773,7 @@ nomem:
 /* The leaves' triangles into blocks, leaf by leaf in node order; child[k]
  * of a leaf becomes its first block.  Lanes past a leaf's count repeat its
  * last triangle (scene.h). */
+#define PACK_AHEAD 4
 static rp_status pack_leaves(const builder *b, rp_scene *s) {
     size_t nb = 0;
     for (size_t i = 0; i < s->nnodes; i++)
@@ -749,6 +785,16 @@ static rp_status pack_leaves(const builder *b, rp_scene *s) {
     size_t at = 0;
     for (size_t i = 0; i < s->nnodes; i++) {
         rp_bvh_node *nd = &s->nodes[i];
+#if defined(__GNUC__)
+        /* the triangles are read in tree order, from anywhere: those of
+         * the leaves PACK_AHEAD nodes on are asked for now */
+        if (i + PACK_AHEAD < s->nnodes) {
+            const rp_bvh_node *pf = &s->nodes[i + PACK_AHEAD];
+            for (int k = 0; k < RP_BVH_WIDTH; k++)
+                for (uint32_t j = 0; j < pf->count[k]; j++)
+                    __builtin_prefetch(&s->tris[b->idx[pf->child[k] + j]]);
+        }
+#endif
         for (int k = 0; k < RP_BVH_WIDTH; k++) {
             uint32_t n = nd->count[k], first = nd->child[k];
             if (!n)
