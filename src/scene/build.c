@@ -177,13 +177,6 @@ static float bx_area(const bx *b) {
     a = a + c;
     return a + e;
 }
-/* of a non-empty box: bx_area's value without the test */
-static float bx_area_ne(const bx *b) {
-    float dx = b->hi[0] - b->lo[0], dy = b->hi[1] - b->lo[1], dz = b->hi[2] - b->lo[2];
-    float a = dx * dy, c = dy * dz, e = dz * dx;
-    a = a + c;
-    return a + e;
-}
 static rp_aabb bx_aabb(const bx *b) {
     rp_aabb r = {{b->lo[0], b->lo[1], b->lo[2]}, {b->hi[0], b->hi[1], b->hi[2]}};
     return r;
@@ -274,7 +267,8 @@ static rp_status small_node(builder *b, small *sm, uint32_t node, size_t base, i
         int ba = -1, bi = 0;
         if (n > RP_TRI_BLOCK) {
             for (int a = 0; a < 3; a++) {
-                /* (bx_area_ne of the accumulated boxes, kept in registers) */
+                /* (the accumulated boxes kept in registers; v4_area3 of a
+                 * non-empty box is bx_area's value without the test) */
                 const uint8_t *o = sm->ord[a] + lb;
                 v4 al = v4_ld(sm->box[o[n - 1]].lo), ah = v4_ld(sm->box[o[n - 1]].hi);
                 sm->rarea[n - 1] = v4_area3(v4_sub(ah, al));
