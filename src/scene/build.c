@@ -10,12 +10,14 @@
  * once per subtree, kept sorted through stable partitions); nodes of at most
  * one block are leaves without a search.  The cost of a fixed 48-bin search
  * at every small node is what made the build slow.
- * Deterministic by construction: one thread, scalar float arithmetic at the
- * baseline ISA with -ffp-contract=off (min/max by compare-and-select, the
- * bins' by an integer-mask select the compiler may widen: the same values),
- * ties broken by axis then split index, sorts by a total order, partitions
- * in a fixed order; so the same meshes give the same tree bytes on every
- * run, CPU and compiler target.  Every finite triangle is kept (even those
+ * Deterministic by construction: one thread, float arithmetic at the
+ * baseline ISA with -ffp-contract=off, four lanes at a time where it helps
+ * (v4_*: SSE2, NEON or plain C, each lane the scalar expression's value:
+ * min/max as a < b ? a : b, never a NaN-rule min), every min/max fold in
+ * a fixed order (the binning's runs are merged in run order, which gives
+ * the same bits), ties broken by axis then split index, sorts by a total
+ * order, partitions in a fixed order; so the same meshes give the same tree
+ * bytes on every run, CPU and compiler target.  Every finite triangle is kept (even those
  * that can never be hit), because a query must return what the brute-force
  * kernel returns over all of them.
  */
