@@ -836,9 +836,10 @@ rp_status rp_scene_build_bvh(rp_scene *s, uint32_t **scratch) {
     b.reg = (n ? n : 1) * REC_BYTES;
     b.rec = rp_big_alloc(b.reg, 64);
     b.idx = rp_big_alloc((n ? n : 1) * sizeof *b.idx, 64);
-    /* a binary tree over n >= 1 leaves' worth of triangles: at most 2n - 1
-     * nodes, all reserved at once (only those used are touched) */
-    b.cap = n ? 2 * n - 1 : 1;
+    /* the binary nodes: 2 * leaves - 1, reserved at once for leaves of 2
+     * triangles on average (bunny: 4; only the pages used are touched),
+     * grown by reserve_bn past that */
+    b.cap = n + 64;
     b.bn = rp_big_alloc(b.cap * sizeof *b.bn, 64);
     size_t ns = n < SCRATCH_MAX ? (n ? n : 1) : SCRATCH_MAX;
     if (posix_memalign((void **)&b.trec, 32, ns * sizeof *b.trec) != 0)
