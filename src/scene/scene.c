@@ -136,14 +136,10 @@ rp_status rp_scene_build(rp_scene *s) {
         return RP_ERR_NULL;
     if (s->built)
         return RP_ERR_INVALID;
-    uint32_t *slot = malloc((s->ntris ? s->ntris : 1) * sizeof *slot);
-    if (!slot)
-        return RP_ERR_NOMEM;
-    rp_status st = rp_scene_build_bvh(s);
-    if (st) {
-        free(slot);
+    uint32_t *slot = NULL;
+    rp_status st = rp_scene_build_bvh(s, &slot);
+    if (st)
         return st;
-    }
     /* scene index -> slot: every leaf's triangles (the padding lanes of its
      * last block, copies of its last triangle, are not its own); and the
      * levels: nodes are numbered breadth first (build.c), so a level is a

@@ -97,9 +97,16 @@ static inline uint32_t rp_scene_index(const rp_scene *s, size_t p) {
     return s->blocks[p / RP_TRI_BLOCK].index[p % RP_TRI_BLOCK];
 }
 
-/* build.c: makes nodes, blocks, bound from tris.  RP_OK or
- * RP_ERR_NOMEM (then the scene is as before). */
-RP_HIDDEN rp_status rp_scene_build_bvh(rp_scene *s);
+/* build.c: memory for a large array, align-byte aligned (a power of two,
+ * at least sizeof(void *)); huge pages where the system gives them.  NULL
+ * when out of memory; freed by free(). */
+RP_HIDDEN void *rp_big_alloc(size_t bytes, size_t align);
+
+/* build.c: makes nodes, blocks, bound from tris.  RP_OK, and *scratch
+ * an array of ntris (at least 1) uint32_t the caller frees (the build's
+ * own, already touched: scene.c makes slot_of in it); or RP_ERR_NOMEM (then
+ * the scene is as before). */
+RP_HIDDEN rp_status rp_scene_build_bvh(rp_scene *s, uint32_t **scratch);
 
 /* traverse.c: the reference queries (one ray at a time, scalar).
  * Arguments are checked by the caller; RP_ERR_NOMEM (nothing written) when
