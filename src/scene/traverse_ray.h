@@ -298,6 +298,15 @@ RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned fla
                 e = (qentry){nd->child[k], nd->count[k], ent[k]};
                 continue;
             }
+            if (!closest) { /* any hit ends the walk: no order needed */
+                for (; h; h &= h - 1u) {
+                    int c = __builtin_ctz(h);
+                    rp_scene_prefetch(s, nd->child[c], nd->count[c]);
+                    stack[sp++] = (qentry){nd->child[c], nd->count[c], ent[c]};
+                }
+                e = (qentry){nd->child[k], nd->count[k], ent[k]};
+                continue;
+            }
             /* two or more: by entry, nearest first (equal entries keep
              * child order) */
             int kid[RP_BVH_WIDTH], n = 1;
