@@ -34,8 +34,10 @@
 #endif
 #if defined(__GNUC__)
 #define RP_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define RP_NOINLINE __attribute__((noinline))
 #else
 #define RP_ALWAYS_INLINE static inline
+#define RP_NOINLINE
 #endif
 
 static inline int rp_aligned4(const void *p) { return ((uintptr_t)p & 3u) == 0; }

@@ -41,6 +41,19 @@ static RP_COLD rp_status check_closest_exact(const rp_rays *rays, const uint8_t 
     return rp_check_args(a, ARGS_CLOSEST);
 }
 
+/* Out of line, so that the allocators' batches take the entry points'
+ * short path without this one's registers and stack: the callers' own
+ * arrays, array by array. */
+static RP_NOINLINE rp_status check_closest_lists(const rp_rays *rays, const uint8_t *active,
+                                                 const void *prims, size_t count, size_t elem,
+                                                 uint32_t base, const rp_hits *hits) {
+    rp_arg a[ARGS_CLOSEST];
+    args_closest(rays, active, prims, count, elem, base, hits, a);
+    if (args_fast(a, ARGS_CLOSEST))
+        return RP_OK;
+    return check_closest_exact(rays, active, prims, count, elem, base, hits);
+}
+
 RP_ALWAYS_INLINE rp_status check_closest(const rp_rays *rays, const uint8_t *active,
                                          const void *prims, size_t count, size_t elem,
                                          uint32_t base, const rp_hits *hits) {
@@ -60,13 +73,9 @@ RP_ALWAYS_INLINE rp_status check_closest(const rp_rays *rays, const uint8_t *act
         bad |= rp_meets(a, ab, br, rb) | rp_meets(a, ab, bh, hb);
         if (!bad)
             return RP_OK;
-    } else {
-        rp_arg a[ARGS_CLOSEST];
-        args_closest(rays, active, prims, count, elem, base, hits, a);
-        if (args_fast(a, ARGS_CLOSEST))
-            return RP_OK;
+        return check_closest_exact(rays, active, prims, count, elem, base, hits);
     }
-    return check_closest_exact(rays, active, prims, count, elem, base, hits);
+    return check_closest_lists(rays, active, prims, count, elem, base, hits);
 }
 
 #define ARGS_INTERSECT (ARGS_RAYS + 5)
@@ -91,12 +100,23 @@ static RP_COLD rp_status check_intersect_exact(const rp_rays *rays, const uint8_
     return rp_check_args(a, ARGS_INTERSECT);
 }
 
+static RP_NOINLINE rp_status check_intersect_lists(const rp_rays *rays, const uint8_t *active,
+                                                   const rp_aabb *box, const uint8_t *hit,
+                                                   const float *tnear, const float *tfar) {
+    rp_arg a[ARGS_INTERSECT];
+    args_rays(rays, RP_ARG_IN, a);
+    args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS);
+    if (args_fast(a, ARGS_INTERSECT))
+        return RP_OK;
+    return check_intersect_exact(rays, active, box, hit, tnear, tfar);
+}
+
 rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
                             const rp_aabb *box, uint8_t *hit, float *tnear,
                             float *tfar) {
     if (!rays)
         return RP_ERR_NULL;
-    int ok;
+    rp_status s;
     if (rays_canonical(rays)) {
         /* R = the rays' block (all read; n > 0); hit, box required,
          * tnear, tfar, active optional */
@@ -111,14 +131,10 @@ rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
         bad |= rp_meets(tn, tnb, br, rb) | rp_meets(tn, tnb, b, bb) | rp_meets(tn, tnb, a, ab);
         bad |= rp_meets(tf, tfb, br, rb) | rp_meets(tf, tfb, b, bb) | rp_meets(tf, tfb, a, ab);
         bad |= rp_meets(h, n, tn, tnb) | rp_meets(h, n, tf, tfb) | rp_meets(tn, tnb, tf, tfb);
-        ok = !bad;
+        s = bad ? check_intersect_exact(rays, active, box, hit, tnear, tfar) : RP_OK;
     } else {
-        rp_arg a[ARGS_INTERSECT];
-        args_rays(rays, RP_ARG_IN, a);
-        args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS);
-        ok = args_fast(a, ARGS_INTERSECT);
+        s = check_intersect_lists(rays, active, box, hit, tnear, tfar);
     }
-    rp_status s = ok ? RP_OK : check_intersect_exact(rays, active, box, hit, tnear, tfar);
     if (!s && rays->n)
         kernels_for(rays->n, 1)->intersect_aabb(rays, active, box, hit, tnear, tfar);
     return s;
@@ -165,12 +181,23 @@ static RP_COLD rp_status check_occluded_exact(const rp_rays *rays, const uint8_t
     return rp_check_args(a, ARGS_OCCLUDED);
 }
 
+static RP_NOINLINE rp_status check_occluded_lists(const rp_rays *rays, const uint8_t *active,
+                                                  const rp_triangle *tris, size_t count,
+                                                  unsigned flags, const uint8_t *occluded) {
+    rp_arg a[ARGS_OCCLUDED];
+    args_rays(rays, RP_ARG_IN, a);
+    args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS);
+    if (args_fast(a, ARGS_OCCLUDED))
+        return RP_OK;
+    return check_occluded_exact(rays, active, tris, count, flags, occluded);
+}
+
 rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
                                const rp_triangle *tris, size_t count,
                                unsigned flags, uint8_t *occluded) {
     if (!rays)
         return RP_ERR_NULL;
-    int ok;
+    rp_status s;
     if (rays_canonical(rays)) {
         /* R = the rays' block (all read; n > 0); occluded required,
          * triangles when count > 0, active optional */
@@ -182,14 +209,10 @@ rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
                         (uintptr_t)((flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT)) != 0);
         bad |= live & ((uintptr_t)(p == 0) | (uintptr_t)((p & 3u) != 0) | rp_meets(o, n, p, pb));
         bad |= rp_meets(o, n, br, rb) | rp_meets(o, n, a, ab);
-        ok = !bad;
+        s = bad ? check_occluded_exact(rays, active, tris, count, flags, occluded) : RP_OK;
     } else {
-        rp_arg a[ARGS_OCCLUDED];
-        args_rays(rays, RP_ARG_IN, a);
-        args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS);
-        ok = args_fast(a, ARGS_OCCLUDED);
+        s = check_occluded_lists(rays, active, tris, count, flags, occluded);
     }
-    rp_status s = ok ? RP_OK : check_occluded_exact(rays, active, tris, count, flags, occluded);
     if (!s && rays->n && count)
         kernels_for(rays->n, count)->occluded_triangle(rays, active, tris, count, flags, occluded);
     return s;
