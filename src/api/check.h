@@ -9,8 +9,9 @@
  * RP_OK" in O(1); anything else goes to rp_check_args, so every status is
  * the exact one.  The layout rp_rays_alloc / rp_hits_alloc give a batch is
  * here too: a batch still laid out that way is known valid inside, and the
- * fast path bounds it by its block (the expensive part validated once, at
- * allocation).  Everything here is built at the baseline ISA.
+ * entry points' fast path for it (kernels.c, with rp_meets below) tests its
+ * block as one range, without a list (the expensive part validated once,
+ * at allocation).  Everything here is built at the baseline ISA.
  */
 #ifndef RP_API_CHECK_H
 #define RP_API_CHECK_H
@@ -33,8 +34,10 @@
 #endif
 #if defined(__GNUC__)
 #define RP_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define RP_NOINLINE __attribute__((noinline))
 #else
 #define RP_ALWAYS_INLINE static inline
+#define RP_NOINLINE
 #endif
 
 static inline int rp_aligned4(const void *p) { return ((uintptr_t)p & 3u) == 0; }
@@ -148,6 +151,31 @@ static inline int hits_canonical(const rp_hits *h) {
     return rp_canonical(h, h->block_, h->n, order, 7);
 }
 
+/* ---- the fast path for batches still laid out by the allocators ----
+ * Straight-line tests on a few ranges, no list: the rays' block R (every
+ * array, read or written) and the records' block H stand for their arrays
+ * (R and H are wider, so a range that meets neither meets none of them);
+ * the other pointers are tested against R, H and each other.  Any doubt
+ * (a range that merely touches a block's padding, an input inside a block)
+ * goes to the exact path: these answer only "surely RP_OK". */
+
+/* [a, a + na) and [b, b + nb) may share a byte: ranges_overlap (check.c)
+ * without its NULL and empty exemptions, so it says "may" more often */
+RP_ALWAYS_INLINE uintptr_t rp_meets(uintptr_t a, uintptr_t na, uintptr_t b, uintptr_t nb) {
+    return (uintptr_t)((a < b + nb) & (b < a + na));
+}
+/* an optional range: NULL becomes [UINTPTR_MAX, +0), which meets nothing */
+RP_ALWAYS_INLINE uintptr_t rp_opt_start(const void *p) {
+    return p ? (uintptr_t)p : UINTPTR_MAX;
+}
+RP_ALWAYS_INLINE uintptr_t rp_opt_bytes(const void *p, uintptr_t bytes) {
+    return p ? bytes : 0;
+}
+/* the batch is prepared for its n (RP_ERR_NOT_PREPARED otherwise) */
+RP_ALWAYS_INLINE uintptr_t rays_unprepared(const rp_rays *r) {
+    return (uintptr_t)((r->prepared_ != RP_PREPARED_MAGIC) | (r->prepared_n_ != r->n));
+}
+
 /* ---- the lists' parts ---- */
 
 /* The rays' entries (r != NULL): the count, the 11 arrays (present when
@@ -171,26 +199,6 @@ static inline void args_rays(const rp_rays *r, unsigned tmax_role, rp_arg *a) {
     a[11] = arg(r->tmax, fb, tmax_role | RP_ARG_RAYS | RP_ARG_ALIGN);
     a[12] = arg_status(r->prepared_ != RP_PREPARED_MAGIC || r->prepared_n_ != r->n
                            ? RP_ERR_NOT_PREPARED : RP_OK);
-}
-
-/* A batch laid out by rp_rays_alloc (rays_canonical), for the fast path
- * only: its arrays are known present, aligned and disjoint, so ranges of the
- * block stand for the arrays read (wider than the arrays, so passing
- * against them implies passing against the arrays) beside tmax. */
-#define ARGS_RAYS_BLOCK 4
-static inline void args_rays_block(const rp_rays *r, unsigned tmax_role, rp_arg *a) {
-    size_t st = rp_padded(r->n) * 4;
-    const char *b = (const char *)r->block_;
-    if (tmax_role == RP_ARG_IN) { /* all read: one range (the rest folds away) */
-        a[0] = arg(b, 11 * st, RP_ARG_IN);
-        a[1] = a[2] = arg(NULL, 0, 0);
-    } else { /* ox .. tmin, tmax, rdx .. rdz */
-        a[0] = arg(b, 7 * st, RP_ARG_IN);
-        a[1] = arg(r->tmax, r->n * 4, tmax_role);
-        a[2] = arg(b + 8 * st, 3 * st, RP_ARG_IN);
-    }
-    a[3] = arg_status(r->prepared_ != RP_PREPARED_MAGIC || r->prepared_n_ != r->n
-                          ? RP_ERR_NOT_PREPARED : RP_OK);
 }
 
 /* Primitives: the byte count, index_base + count (indexed kernels), then

@@ -4,9 +4,10 @@
  * each builds its call's argument list (check.h), lets the inlined fast
  * path pass it in O(1) or rp_check_args (check.c) give the exact status,
  * and then forwards to the active variant's kernel (src/dispatch.c).  On any
- * status but RP_OK nothing is written.  Two lists per entry point: one for
- * batches still laid out by the allocators (a few block ranges stand for
- * the arrays, known valid since allocation) and one array by array.
+ * status but RP_OK nothing is written.  Two fast paths per entry point:
+ * for batches still laid out by the allocators, straight-line tests on the
+ * blocks' ranges and the other pointers (no list: the arrays are known
+ * valid since allocation), and args_fast on the list array by array.
  */
 #include "check.h"
 
@@ -40,30 +41,41 @@ static RP_COLD rp_status check_closest_exact(const rp_rays *rays, const uint8_t 
     return rp_check_args(a, ARGS_CLOSEST);
 }
 
+/* Out of line, so that the allocators' batches take the entry points'
+ * short path without this one's registers and stack: the callers' own
+ * arrays, array by array. */
+static RP_NOINLINE rp_status check_closest_lists(const rp_rays *rays, const uint8_t *active,
+                                                 const void *prims, size_t count, size_t elem,
+                                                 uint32_t base, const rp_hits *hits) {
+    rp_arg a[ARGS_CLOSEST];
+    args_closest(rays, active, prims, count, elem, base, hits, a);
+    if (args_fast(a, ARGS_CLOSEST))
+        return RP_OK;
+    return check_closest_exact(rays, active, prims, count, elem, base, hits);
+}
+
 RP_ALWAYS_INLINE rp_status check_closest(const rp_rays *rays, const uint8_t *active,
                                          const void *prims, size_t count, size_t elem,
                                          uint32_t base, const rp_hits *hits) {
     if (!rays)
         return RP_ERR_NULL;
     if (hits && rays_canonical(rays) && hits_canonical(hits)) {
-        /* both from the allocators: the records' t, u, v, prim are one
-         * range of their block, in that order */
-        rp_arg a[ARGS_RAYS_BLOCK + 1 + ARGS_PRIMS + 2];
-        args_rays_block(rays, RP_ARG_OUT, a);
-        a[ARGS_RAYS_BLOCK] = arg(active, rays->n, RP_ARG_IN | RP_ARG_OPT);
-        args_prims(prims, count, elem, base, 1, a + ARGS_RAYS_BLOCK + 1);
-        a[ARGS_RAYS_BLOCK + 1 + ARGS_PRIMS] =
-            arg_status(hits->n != rays->n ? RP_ERR_SIZE_MISMATCH : RP_OK);
-        a[ARGS_RAYS_BLOCK + 2 + ARGS_PRIMS] = arg(hits->t, rp_padded(hits->n) * 16, RP_ARG_OUT);
-        if (args_fast(a, sizeof a / sizeof a[0]))
+        /* both from the allocators (so n > 0, the same stride): R = the
+         * rays' block (tmax written), H = the records' t, u, v, prim */
+        uintptr_t n = rays->n, st = rp_padded(n) * 4;
+        uintptr_t br = (uintptr_t)rays->block_, rb = 11 * st;
+        uintptr_t bh = (uintptr_t)hits->block_, hb = 4 * st;
+        uintptr_t p = (uintptr_t)prims, pb = count * elem, live = count != 0;
+        uintptr_t a = rp_opt_start(active), ab = rp_opt_bytes(active, n);
+        uintptr_t bad = rays_unprepared(rays) | (uintptr_t)(hits->n != n) | rp_meets(br, rb, bh, hb);
+        bad |= (uintptr_t)(count > (SIZE_MAX >> 3) / elem) | (uintptr_t)(count > (size_t)(RP_NO_HIT - base));
+        bad |= live & ((uintptr_t)(p == 0) | (uintptr_t)((p & 3u) != 0) | rp_meets(p, pb, br, rb) | rp_meets(p, pb, bh, hb));
+        bad |= rp_meets(a, ab, br, rb) | rp_meets(a, ab, bh, hb);
+        if (!bad)
             return RP_OK;
-    } else {
-        rp_arg a[ARGS_CLOSEST];
-        args_closest(rays, active, prims, count, elem, base, hits, a);
-        if (args_fast(a, ARGS_CLOSEST))
-            return RP_OK;
+        return check_closest_exact(rays, active, prims, count, elem, base, hits);
     }
-    return check_closest_exact(rays, active, prims, count, elem, base, hits);
+    return check_closest_lists(rays, active, prims, count, elem, base, hits);
 }
 
 #define ARGS_INTERSECT (ARGS_RAYS + 5)
@@ -88,24 +100,41 @@ static RP_COLD rp_status check_intersect_exact(const rp_rays *rays, const uint8_
     return rp_check_args(a, ARGS_INTERSECT);
 }
 
+static RP_NOINLINE rp_status check_intersect_lists(const rp_rays *rays, const uint8_t *active,
+                                                   const rp_aabb *box, const uint8_t *hit,
+                                                   const float *tnear, const float *tfar) {
+    rp_arg a[ARGS_INTERSECT];
+    args_rays(rays, RP_ARG_IN, a);
+    args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS);
+    if (args_fast(a, ARGS_INTERSECT))
+        return RP_OK;
+    return check_intersect_exact(rays, active, box, hit, tnear, tfar);
+}
+
 rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
                             const rp_aabb *box, uint8_t *hit, float *tnear,
                             float *tfar) {
     if (!rays)
         return RP_ERR_NULL;
-    int ok;
+    rp_status s;
     if (rays_canonical(rays)) {
-        rp_arg a[ARGS_RAYS_BLOCK + 5];
-        args_rays_block(rays, RP_ARG_IN, a);
-        args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS_BLOCK);
-        ok = args_fast(a, ARGS_RAYS_BLOCK + 5);
+        /* R = the rays' block (all read; n > 0); hit, box required,
+         * tnear, tfar, active optional */
+        uintptr_t n = rays->n, br = (uintptr_t)rays->block_, rb = 11 * rp_padded(n) * 4;
+        uintptr_t h = (uintptr_t)hit, b = (uintptr_t)box, bb = sizeof *box;
+        uintptr_t a = rp_opt_start(active), ab = rp_opt_bytes(active, n);
+        uintptr_t tn = rp_opt_start(tnear), tnb = rp_opt_bytes(tnear, 4 * n);
+        uintptr_t tf = rp_opt_start(tfar), tfb = rp_opt_bytes(tfar, 4 * n);
+        uintptr_t bad = rays_unprepared(rays) | (uintptr_t)(h == 0) | (uintptr_t)(b == 0) |
+                        ((b | (uintptr_t)tnear | (uintptr_t)tfar) & 3u);
+        bad |= rp_meets(h, n, br, rb) | rp_meets(h, n, b, bb) | rp_meets(h, n, a, ab);
+        bad |= rp_meets(tn, tnb, br, rb) | rp_meets(tn, tnb, b, bb) | rp_meets(tn, tnb, a, ab);
+        bad |= rp_meets(tf, tfb, br, rb) | rp_meets(tf, tfb, b, bb) | rp_meets(tf, tfb, a, ab);
+        bad |= rp_meets(h, n, tn, tnb) | rp_meets(h, n, tf, tfb) | rp_meets(tn, tnb, tf, tfb);
+        s = bad ? check_intersect_exact(rays, active, box, hit, tnear, tfar) : RP_OK;
     } else {
-        rp_arg a[ARGS_INTERSECT];
-        args_rays(rays, RP_ARG_IN, a);
-        args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS);
-        ok = args_fast(a, ARGS_INTERSECT);
+        s = check_intersect_lists(rays, active, box, hit, tnear, tfar);
     }
-    rp_status s = ok ? RP_OK : check_intersect_exact(rays, active, box, hit, tnear, tfar);
     if (!s && rays->n)
         kernels_for(rays->n, 1)->intersect_aabb(rays, active, box, hit, tnear, tfar);
     return s;
@@ -152,24 +181,38 @@ static RP_COLD rp_status check_occluded_exact(const rp_rays *rays, const uint8_t
     return rp_check_args(a, ARGS_OCCLUDED);
 }
 
+static RP_NOINLINE rp_status check_occluded_lists(const rp_rays *rays, const uint8_t *active,
+                                                  const rp_triangle *tris, size_t count,
+                                                  unsigned flags, const uint8_t *occluded) {
+    rp_arg a[ARGS_OCCLUDED];
+    args_rays(rays, RP_ARG_IN, a);
+    args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS);
+    if (args_fast(a, ARGS_OCCLUDED))
+        return RP_OK;
+    return check_occluded_exact(rays, active, tris, count, flags, occluded);
+}
+
 rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
                                const rp_triangle *tris, size_t count,
                                unsigned flags, uint8_t *occluded) {
     if (!rays)
         return RP_ERR_NULL;
-    int ok;
+    rp_status s;
     if (rays_canonical(rays)) {
-        rp_arg a[ARGS_RAYS_BLOCK + ARGS_OCCLUDED - ARGS_RAYS];
-        args_rays_block(rays, RP_ARG_IN, a);
-        args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS_BLOCK);
-        ok = args_fast(a, ARGS_RAYS_BLOCK + ARGS_OCCLUDED - ARGS_RAYS);
+        /* R = the rays' block (all read; n > 0); occluded required,
+         * triangles when count > 0, active optional */
+        uintptr_t n = rays->n, br = (uintptr_t)rays->block_, rb = 11 * rp_padded(n) * 4;
+        uintptr_t o = (uintptr_t)occluded, p = (uintptr_t)tris, pb = count * sizeof *tris;
+        uintptr_t a = rp_opt_start(active), ab = rp_opt_bytes(active, n), live = count != 0;
+        uintptr_t bad = rays_unprepared(rays) | (uintptr_t)(o == 0) |
+                        (uintptr_t)(count > (SIZE_MAX >> 3) / sizeof *tris) |
+                        (uintptr_t)((flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT)) != 0);
+        bad |= live & ((uintptr_t)(p == 0) | (uintptr_t)((p & 3u) != 0) | rp_meets(o, n, p, pb));
+        bad |= rp_meets(o, n, br, rb) | rp_meets(o, n, a, ab);
+        s = bad ? check_occluded_exact(rays, active, tris, count, flags, occluded) : RP_OK;
     } else {
-        rp_arg a[ARGS_OCCLUDED];
-        args_rays(rays, RP_ARG_IN, a);
-        args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS);
-        ok = args_fast(a, ARGS_OCCLUDED);
+        s = check_occluded_lists(rays, active, tris, count, flags, occluded);
     }
-    rp_status s = ok ? RP_OK : check_occluded_exact(rays, active, tris, count, flags, occluded);
     if (!s && rays->n && count)
         kernels_for(rays->n, count)->occluded_triangle(rays, active, tris, count, flags, occluded);
     return s;

@@ -110,13 +110,20 @@ static inline vm m_from_bytes(const uint8_t *p) {
     vi z = simde_mm256_cmpeq_epi32(b, simde_mm256_setzero_si256());
     return simde_mm256_castsi256_ps(simde_mm256_xor_si256(z, simde_mm256_set1_epi32(-1)));
 }
+/* m_store01: the 8 lane bits (vmovmskps, one op) index a table of the 8
+ * bytes to write, against four vector ops (two packs, an extract, an and)
+ * for the packing; the table is 2 KiB, in L1 while a call stores. */
+#define RP_B01(x, k) ((uint64_t)(((x) >> (k)) & 1u) << (8 * (k)))
+#define RP_B01_8(x) (RP_B01(x, 0) | RP_B01(x, 1) | RP_B01(x, 2) | RP_B01(x, 3) | \
+                     RP_B01(x, 4) | RP_B01(x, 5) | RP_B01(x, 6) | RP_B01(x, 7))
+#define RP_B01_4(x) RP_B01_8(x), RP_B01_8((x) + 1), RP_B01_8((x) + 2), RP_B01_8((x) + 3)
+#define RP_B01_16(x) RP_B01_4(x), RP_B01_4((x) + 4), RP_B01_4((x) + 8), RP_B01_4((x) + 12)
+#define RP_B01_64(x) RP_B01_16(x), RP_B01_16((x) + 16), RP_B01_16((x) + 32), RP_B01_16((x) + 48)
+static const uint64_t rp_bytes01[256] = {RP_B01_64(0), RP_B01_64(64), RP_B01_64(128),
+                                         RP_B01_64(192)};
 static inline void m_store01(uint8_t *p, vm m) {
-    vi x = simde_mm256_castps_si256(m);
-    simde__m128i w = simde_mm_packs_epi32(simde_mm256_castsi256_si128(x),
-                                          simde_mm256_extracti128_si256(x, 1));
-    w = simde_mm_packs_epi16(w, w);
-    w = simde_mm_and_si128(w, simde_mm_set1_epi8(1));
-    simde_mm_storel_epi64((void *)p, w); /* writes 8 bytes */
+    uint64_t b = rp_bytes01[simde_mm256_movemask_ps(m)];
+    memcpy(p, &b, 8); /* writes 8 bytes */
 }
 
 /* Partial blocks (m < 8 lanes) by vmaskmovps / vpmaskmovd, which touch no

@@ -162,7 +162,9 @@ static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
         if (active && !active[i])
             continue;
         rp_ray1 r = load_ray(rays, i);
-        rp_wt_ray w = rp_ref_wt_setup(&r);
+        rp_wt_ray w = {0, 0, 0, 0.0f, 0.0f, 0.0f, 0.0f};
+        if (flags & RP_WATERTIGHT) /* the frame only where it is used */
+            w = rp_ref_wt_setup(&r);
         for (size_t j = 0; j < count; j++) {
             float t;
             int c = (flags & RP_WATERTIGHT) ? wt_test1(&r, &w, &tris[j], flags, &t)
