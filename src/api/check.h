@@ -105,6 +105,14 @@ RP_ALWAYS_INLINE int args_fast(const rp_arg *a, size_t n) {
     return !alias;
 }
 
+/* A list's status: args_fast first when fast (a caller's own arrays),
+ * else (or when it doubts) the exact rp_check_args. */
+RP_ALWAYS_INLINE rp_status rp_check_list(const rp_arg *a, size_t n, int fast) {
+    if (fast && args_fast(a, n))
+        return RP_OK;
+    return rp_check_args(a, n);
+}
+
 /* ---- the allocators' layout ---- */
 
 #define RP_PAD_FLOATS 16 /* 64 bytes */

@@ -78,9 +78,7 @@ static rp_status check_normals(const rp_rays *rays, const rp_hits *h,
         return RP_ERR_NULL;
     rp_arg a[ARGS_NORMALS];
     args_normals(rays, h, prims, count, elem, base, a);
-    if (args_fast(a, ARGS_NORMALS))
-        return RP_OK;
-    return rp_check_args(a, ARGS_NORMALS);
+    return rp_check_list(a, ARGS_NORMALS, 1);
 }
 
 /* A normal routine: the normal of ray i, whose record holds primitive j of

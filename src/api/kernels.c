@@ -33,25 +33,16 @@ static inline void args_closest(const rp_rays *rays, const uint8_t *active, cons
     args_hits(hits, rays->n, RP_ARG_OUT, a + ARGS_RAYS + 1 + ARGS_PRIMS);
 }
 
-static RP_COLD rp_status check_closest_exact(const rp_rays *rays, const uint8_t *active,
-                                             const void *prims, size_t count, size_t elem,
-                                             uint32_t base, const rp_hits *hits) {
-    rp_arg a[ARGS_CLOSEST];
-    args_closest(rays, active, prims, count, elem, base, hits, a);
-    return rp_check_args(a, ARGS_CLOSEST);
-}
-
 /* Out of line, so that the allocators' batches take the entry points'
- * short path without this one's registers and stack: the callers' own
- * arrays, array by array. */
-static RP_NOINLINE rp_status check_closest_lists(const rp_rays *rays, const uint8_t *active,
-                                                 const void *prims, size_t count, size_t elem,
-                                                 uint32_t base, const rp_hits *hits) {
+ * short path without this one's registers and stack: the list, array by
+ * array (fast: try args_fast first; else, when the short path found a
+ * doubt, straight to the exact check). */
+static RP_NOINLINE rp_status check_closest_list(const rp_rays *rays, const uint8_t *active,
+                                                const void *prims, size_t count, size_t elem,
+                                                uint32_t base, const rp_hits *hits, int fast) {
     rp_arg a[ARGS_CLOSEST];
     args_closest(rays, active, prims, count, elem, base, hits, a);
-    if (args_fast(a, ARGS_CLOSEST))
-        return RP_OK;
-    return check_closest_exact(rays, active, prims, count, elem, base, hits);
+    return rp_check_list(a, ARGS_CLOSEST, fast);
 }
 
 RP_ALWAYS_INLINE rp_status check_closest(const rp_rays *rays, const uint8_t *active,
@@ -73,9 +64,9 @@ RP_ALWAYS_INLINE rp_status check_closest(const rp_rays *rays, const uint8_t *act
         bad |= rp_meets(a, ab, br, rb) | rp_meets(a, ab, bh, hb);
         if (!bad)
             return RP_OK;
-        return check_closest_exact(rays, active, prims, count, elem, base, hits);
+        return check_closest_list(rays, active, prims, count, elem, base, hits, 0);
     }
-    return check_closest_lists(rays, active, prims, count, elem, base, hits);
+    return check_closest_list(rays, active, prims, count, elem, base, hits, 1);
 }
 
 #define ARGS_INTERSECT (ARGS_RAYS + 5)
@@ -91,24 +82,14 @@ static inline void args_intersect_tail(const rp_rays *rays, const uint8_t *activ
     a[4] = arg(tfar, n * 4, RP_ARG_OUT | RP_ARG_OPT | RP_ARG_ALIGN);
 }
 
-static RP_COLD rp_status check_intersect_exact(const rp_rays *rays, const uint8_t *active,
-                                               const rp_aabb *box, const uint8_t *hit,
-                                               const float *tnear, const float *tfar) {
+static RP_NOINLINE rp_status check_intersect_list(const rp_rays *rays, const uint8_t *active,
+                                                  const rp_aabb *box, const uint8_t *hit,
+                                                  const float *tnear, const float *tfar,
+                                                  int fast) {
     rp_arg a[ARGS_INTERSECT];
     args_rays(rays, RP_ARG_IN, a);
     args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS);
-    return rp_check_args(a, ARGS_INTERSECT);
-}
-
-static RP_NOINLINE rp_status check_intersect_lists(const rp_rays *rays, const uint8_t *active,
-                                                   const rp_aabb *box, const uint8_t *hit,
-                                                   const float *tnear, const float *tfar) {
-    rp_arg a[ARGS_INTERSECT];
-    args_rays(rays, RP_ARG_IN, a);
-    args_intersect_tail(rays, active, box, hit, tnear, tfar, a + ARGS_RAYS);
-    if (args_fast(a, ARGS_INTERSECT))
-        return RP_OK;
-    return check_intersect_exact(rays, active, box, hit, tnear, tfar);
+    return rp_check_list(a, ARGS_INTERSECT, fast);
 }
 
 rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
@@ -131,9 +112,9 @@ rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
         bad |= rp_meets(tn, tnb, br, rb) | rp_meets(tn, tnb, b, bb) | rp_meets(tn, tnb, a, ab);
         bad |= rp_meets(tf, tfb, br, rb) | rp_meets(tf, tfb, b, bb) | rp_meets(tf, tfb, a, ab);
         bad |= rp_meets(h, n, tn, tnb) | rp_meets(h, n, tf, tfb) | rp_meets(tn, tnb, tf, tfb);
-        s = bad ? check_intersect_exact(rays, active, box, hit, tnear, tfar) : RP_OK;
+        s = bad ? check_intersect_list(rays, active, box, hit, tnear, tfar, 0) : RP_OK;
     } else {
-        s = check_intersect_lists(rays, active, box, hit, tnear, tfar);
+        s = check_intersect_list(rays, active, box, hit, tnear, tfar, 1);
     }
     if (!s && rays->n)
         kernels_for(rays->n, 1)->intersect_aabb(rays, active, box, hit, tnear, tfar);
@@ -172,24 +153,14 @@ static inline void args_occluded_tail(const rp_rays *rays, const uint8_t *active
         arg_status(flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT) ? RP_ERR_INVALID : RP_OK);
 }
 
-static RP_COLD rp_status check_occluded_exact(const rp_rays *rays, const uint8_t *active,
-                                              const rp_triangle *tris, size_t count,
-                                              unsigned flags, const uint8_t *occluded) {
+static RP_NOINLINE rp_status check_occluded_list(const rp_rays *rays, const uint8_t *active,
+                                                 const rp_triangle *tris, size_t count,
+                                                 unsigned flags, const uint8_t *occluded,
+                                                 int fast) {
     rp_arg a[ARGS_OCCLUDED];
     args_rays(rays, RP_ARG_IN, a);
     args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS);
-    return rp_check_args(a, ARGS_OCCLUDED);
-}
-
-static RP_NOINLINE rp_status check_occluded_lists(const rp_rays *rays, const uint8_t *active,
-                                                  const rp_triangle *tris, size_t count,
-                                                  unsigned flags, const uint8_t *occluded) {
-    rp_arg a[ARGS_OCCLUDED];
-    args_rays(rays, RP_ARG_IN, a);
-    args_occluded_tail(rays, active, tris, count, flags, occluded, a + ARGS_RAYS);
-    if (args_fast(a, ARGS_OCCLUDED))
-        return RP_OK;
-    return check_occluded_exact(rays, active, tris, count, flags, occluded);
+    return rp_check_list(a, ARGS_OCCLUDED, fast);
 }
 
 rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
@@ -209,9 +180,9 @@ rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
                         (uintptr_t)((flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT)) != 0);
         bad |= live & ((uintptr_t)(p == 0) | (uintptr_t)((p & 3u) != 0) | rp_meets(o, n, p, pb));
         bad |= rp_meets(o, n, br, rb) | rp_meets(o, n, a, ab);
-        s = bad ? check_occluded_exact(rays, active, tris, count, flags, occluded) : RP_OK;
+        s = bad ? check_occluded_list(rays, active, tris, count, flags, occluded, 0) : RP_OK;
     } else {
-        s = check_occluded_lists(rays, active, tris, count, flags, occluded);
+        s = check_occluded_list(rays, active, tris, count, flags, occluded, 1);
     }
     if (!s && rays->n && count)
         kernels_for(rays->n, count)->occluded_triangle(rays, active, tris, count, flags, occluded);
