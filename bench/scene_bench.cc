@@ -24,7 +24,9 @@
 // packet when its rays share the signs of d, else one ray at a time.  For
 // the SIMD variants the trace kinds also have rows <variant>-packet
 // (RP_COHERENT: packets always) and <variant>-ray (RP_INCOHERENT: one ray
-// at a time always), which show both traversals on every kind.
+// at a time always), which show both traversals on every kind, and rows
+// <variant>-mt: the same query without RP_WATERTIGHT (Moller-Trumbore, the
+// flags a caller gets by default; their results are digested apart).
 // With RP_WATERTIGHT every variant must return the same bits: each trace
 // row's results are digested and compared with the first variant's (a
 // mismatch goes to stderr and the row's label).
@@ -433,8 +435,10 @@ struct SceneState {
     std::vector<uint32_t> primary_prim; // raypack's primary hits (setup)
     bool raypack_ran[KIND_COUNT] = {};   // the batches hold a raypack result
     bool diff_printed[KIND_COUNT] = {};
-    uint64_t digest[KIND_COUNT] = {};    // of the first raypack row's results
-    std::string digest_from[KIND_COUNT]; // and its variant
+    // of the first raypack row's results, and its variant: [kind] watertight,
+    // [KIND_COUNT + kind] Moller-Trumbore
+    uint64_t digest[2 * KIND_COUNT] = {};
+    std::string digest_from[2 * KIND_COUNT];
 #ifdef RPB_HAVE_EMBREE
     std::unique_ptr<Embree> emb;
     std::vector<uint32_t> emb_prim[KIND_COUNT]; // Embree's primID / occluded
@@ -591,6 +595,7 @@ struct Row {
     std::string mesh;
     std::string variant;
     unsigned hint; // RAYPACK: 0, RP_COHERENT or RP_INCOHERENT
+    unsigned flags = kFlags; // RAYPACK: the query's test (0: Moller-Trumbore)
 };
 
 void fail(benchmark::State &state, const std::string &msg) {
@@ -599,17 +604,17 @@ void fail(benchmark::State &state, const std::string &msg) {
     }
 }
 
-rp_status raypack_trace(SceneState &s, Kind k, unsigned hint) {
+rp_status raypack_trace(SceneState &s, Kind k, unsigned flags) {
     rp_status st = RP_OK;
     for (auto &bp : s.rays[k].b) {
         Batch &b = *bp;
         if (k == SHADOW) {
             std::memset(b.occl.data(), 0, b.r.n);
-            st = rp_scene_occluded(s.scene, &b.r, nullptr, kFlags | hint, b.occl.data());
+            st = rp_scene_occluded(s.scene, &b.r, nullptr, flags, b.occl.data());
         } else {
             std::memcpy(b.r.tmax, b.tmax0.data(), b.r.n * sizeof(float));
             if ((st = rp_hits_reset(&b.h)) == RP_OK)
-                st = rp_scene_closest(s.scene, &b.r, nullptr, kFlags | hint, &b.h, nullptr);
+                st = rp_scene_closest(s.scene, &b.r, nullptr, flags, &b.h, nullptr);
         }
         if (st)
             break;
@@ -832,7 +837,7 @@ void run_trace(benchmark::State &state, const Row &row) {
         if (rp_status st = rp_set_isa(row.isa))
             return fail(state, std::string("rp_set_isa: ") + rp_status_string(st));
         for (auto _ : state) {
-            rp_status st = raypack_trace(*s, row.kind, row.hint);
+            rp_status st = raypack_trace(*s, row.kind, row.flags | row.hint);
             if (st) {
                 state.SkipWithError(rp_status_string(st));
                 break;
@@ -844,18 +849,19 @@ void run_trace(benchmark::State &state, const Row &row) {
         std::string check;
         if (state.iterations() > 0) {
             uint64_t d = raypack_digest(*s, row.kind);
-            if (s->digest_from[row.kind].empty()) {
-                s->digest[row.kind] = d;
-                s->digest_from[row.kind] = row.variant;
-            } else if (d != s->digest[row.kind]) {
-                check = "; RESULTS DIFFER from " + s->digest_from[row.kind];
+            int dk = row.kind + ((row.flags & RP_WATERTIGHT) ? 0 : KIND_COUNT);
+            if (s->digest_from[dk].empty()) {
+                s->digest[dk] = d;
+                s->digest_from[dk] = row.variant;
+            } else if (d != s->digest[dk]) {
+                check = "; RESULTS DIFFER from " + s->digest_from[dk];
                 std::fprintf(stderr, "rp_bench: scene %s %s: variant %s's results differ from %s's\n",
                              row.mesh.c_str(), kKindName[row.kind], row.variant.c_str(),
-                             s->digest_from[row.kind].c_str());
+                             s->digest_from[dk].c_str());
             }
         }
         state.SetLabel(std::string(row.kind == SHADOW ? "rp_scene_occluded" : "rp_scene_closest") +
-                       " watertight" +
+                       ((row.flags & RP_WATERTIGHT) ? " watertight" : " Moller-Trumbore") +
                        (row.hint == RP_COHERENT     ? " RP_COHERENT (packets)"
                         : row.hint == RP_INCOHERENT ? " RP_INCOHERENT (one ray at a time)"
                                                     : "") +
@@ -988,5 +994,10 @@ void rpb_scene_register(unsigned native) {
             else
                 add({EMBREE16, RP_ISA_AUTO, (Kind)k, m, "embree-p16", 0});
 #endif
+            // Moller-Trumbore after Embree's rows (whose diff line compares
+            // with the watertight results left in the batches)
+            for (auto &v : variants)
+                if (k != BUILD && v.first != RP_ISA_SCALAR && v.first != RP_ISA_AUTO)
+                    add({RAYPACK, v.first, (Kind)k, m, v.second + "-mt", 0, 0});
         }
 }

@@ -232,7 +232,7 @@ RP_API rp_status rp_scene_add_soup(rp_scene *scene, const rp_triangle *tris, siz
 RP_API rp_status rp_scene_add_mesh(rp_scene *scene, const float *xyz, size_t vertex_count,
                                    const uint32_t *indices, size_t triangle_count,
                                    uint32_t *mesh_id);
-/* Builds the hierarchy (binned SAH, 4-wide nodes).  Once. */
+/* Builds the hierarchy (binned SAH, 8-wide nodes).  Once. */
 RP_API rp_status rp_scene_build(rp_scene *scene);
 /* Bytes the scene holds (after build: hierarchy and triangle copies). */
 RP_API size_t rp_scene_bytes(const rp_scene *scene);
@@ -240,9 +240,7 @@ RP_API size_t rp_scene_triangle_count(const rp_scene *scene);
 /* How a scene query traces (scene queries only; the results are the same
  * bits either way, only the speed differs).  Neither: packets (as many rays
  * as the variant's lanes), which the benchmark finds faster for most kinds
- * of rays, incoherent ones included (README).  Both: RP_ERR_INVALID.
- * Moller-Trumbore queries (without RP_WATERTIGHT) use the scalar reference
- * traversal in every variant and ignore the hint. */
+ * of rays, incoherent ones included (README).  Both: RP_ERR_INVALID. */
 #define RP_COHERENT 4u   /* packets: a camera's rays, shadow rays toward one light */
 #define RP_INCOHERENT 8u /* one ray at a time: bounces, ambient occlusion */
 
@@ -251,7 +249,11 @@ RP_API size_t rp_scene_triangle_count(const rp_scene *scene);
  * RP_CULL_BACKFACE | RP_WATERTIGHT, plus the hint RP_COHERENT or
  * RP_INCOHERENT), with prim = the triangle's index in its
  * mesh and, when mesh is not NULL, mesh[i] = the mesh id (written exactly
- * where prim is).  RP_ERR_NOT_PREPARED for a scene not built. */
+ * where prim is).  RP_ERR_NOT_PREPARED for a scene not built.  With
+ * RP_WATERTIGHT the result is bit for bit brute force's over all the
+ * scene's triangles; without it (Moller-Trumbore) brute force's once every
+ * hit lying outside its own triangle's (padded) bounding box is dropped, a
+ * ray nearly parallel to the triangle's plane (docs/SEMANTICS.md). */
 RP_API rp_status rp_scene_closest(const rp_scene *scene, rp_rays *rays, const uint8_t *active,
                                   unsigned flags, rp_hits *hits, uint32_t *mesh);
 /* Any hit over the scene: as rp_occluded_triangle (flags as above). */

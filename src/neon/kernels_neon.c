@@ -153,6 +153,7 @@ typedef vf vq;
 static inline vq q_set1(float x) { return vf_set1(x); }
 static inline vq q_load(const float *p) { return vf_loadu(p); }
 static inline void q_store(float *p, vq a) { vf_storeu(p, a); }
+static inline vq q_add(vq a, vq b) { return vf_add(a, b); }
 static inline vq q_sub(vq a, vq b) { return vf_sub(a, b); }
 static inline vq q_mul(vq a, vq b) { return vf_mul(a, b); }
 static inline vq q_min(vq a, vq b) { return vf_min(a, b); }

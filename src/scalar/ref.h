@@ -688,6 +688,30 @@ static inline int rp_ref_slab_wt(const rp_ray1 *r, const rp_wt_ray *w, const rp_
     return rp_ref_slab_wt_entry(r, w, b, pad, &entry);
 }
 
+/* The scene layer's condition on a Moller-Trumbore hit (docs/SEMANTICS.md,
+ * "Scenes"): t is a number and the box test above passes for the
+ * triangle's own float bounding box on the interval [t, t].  The box test
+ * is monotonic in the box and in the interval, so then every node box that
+ * holds the triangle passes on every [tmin, best] that holds t, and with
+ * an entry not above t: a traversal in any order visits the triangle while
+ * its hit can still win.  A hit outside its triangle's padded box (a ray
+ * nearly parallel to the triangle's plane) fails, and the scene drops it
+ * in every traversal alike, rather than find it or not by visit order.
+ * The box: each axis' minimum and maximum of the three vertices (the
+ * build's own, up to the sign of a zero, which no comparison sees). */
+static inline int rp_ref_mt_in_box(const rp_ray1 *r, const rp_wt_ray *w, const rp_triangle *tri,
+                                   float pad, float t) {
+    rp_aabb b = {{rp_minf(rp_minf(tri->v0.x, tri->v1.x), tri->v2.x),
+                  rp_minf(rp_minf(tri->v0.y, tri->v1.y), tri->v2.y),
+                  rp_minf(rp_minf(tri->v0.z, tri->v1.z), tri->v2.z)},
+                 {rp_maxf(rp_maxf(tri->v0.x, tri->v1.x), tri->v2.x),
+                  rp_maxf(rp_maxf(tri->v0.y, tri->v1.y), tri->v2.y),
+                  rp_maxf(rp_maxf(tri->v0.z, tri->v1.z), tri->v2.z)}};
+    rp_ray1 q = *r;
+    q.tmin = q.tmax = t;
+    return (t == t) && rp_ref_slab_wt(&q, w, &b, pad);
+}
+
 /* Ray/sphere (seed 004) with the half-b quadratic: b = dot(d, oc),
  * c = dot(oc, oc) - r*r, disc = b*b - a*c.  t is the near root
  * (-b - sqrt(disc)) / a, or the far root when the near one is below tmin

@@ -12,6 +12,10 @@
  *     replaced only by a strictly nearer hit.
  * So with RP_WATERTIGHT the result is the minimum (t, scene index) over all
  * the scene's triangles: exactly what rp_closest_triangle returns over them.
+ * Without it (Moller-Trumbore), the minimum over the hits that pass
+ * rp_ref_mt_in_box (t inside the triangle's padded box): what brute force
+ * returns but for hits outside their triangle's box, which every traversal
+ * drops alike (docs/SEMANTICS.md, "Scenes").
  * Built at the baseline ISA; the SIMD traversals are checked against it.
  */
 #if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__) || defined(__SSE4_1__)
@@ -34,9 +38,11 @@ static rp_ray1 load_ray(const rp_rays *r, size_t i) {
     return x;
 }
 
-/* One triangle: candidate and t, by the test the flags choose. */
-static int tri_hit(const rp_ray1 *r, const rp_wt_ray *w, const rp_triangle *t, unsigned flags,
-                   float *tt) {
+/* One triangle: candidate and t, by the test the flags choose; a
+ * Moller-Trumbore hit only where it passes rp_ref_mt_in_box (a watertight
+ * t lies in its triangle's box range by construction: rp_ref_wt_tplane). */
+static int tri_hit(const rp_ray1 *r, const rp_wt_ray *w, float pad, const rp_triangle *t,
+                   unsigned flags, float *tt) {
     if (flags & RP_WATERTIGHT) {
         rp_wt_eval e = rp_ref_wt_eval(r, w, t, flags);
         if (!e.candidate)
@@ -48,7 +54,7 @@ static int tri_hit(const rp_ray1 *r, const rp_wt_ray *w, const rp_triangle *t, u
     if (!e.candidate)
         return 0;
     *tt = rp_ref_tri_t(&e);
-    return 1;
+    return rp_ref_mt_in_box(r, w, t, pad, *tt);
 }
 
 /* The children of node nd that the ray (with tmax = the best so far) may
@@ -113,7 +119,7 @@ static void closest1(walk *wk, rp_rays *rays, size_t i, unsigned flags, rp_hits 
                 float t;
                 rp_triangle tri;
                 rp_scene_tri(s, p, &tri);
-                if (!tri_hit(&wk->r, &wk->w, &tri, flags, &t))
+                if (!tri_hit(&wk->r, &wk->w, wk->pad, &tri, flags, &t))
                     continue;
                 uint32_t g = rp_scene_index(s, p);
                 float best = wk->r.tmax;
@@ -172,7 +178,7 @@ static int occluded1(walk *wk, unsigned flags) {
                 float t;
                 rp_triangle tri;
                 rp_scene_tri(s, p, &tri);
-                if (tri_hit(&wk->r, &wk->w, &tri, flags, &t) &&
+                if (tri_hit(&wk->r, &wk->w, wk->pad, &tri, flags, &t) &&
                     (t >= wk->r.tmin) & (t <= wk->r.tmax))
                     return 1;
             }

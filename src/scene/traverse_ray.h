@@ -5,7 +5,7 @@
  * an 8-wide node in one register, else the q layer's 4 lanes twice) and
  * over a leaf block's four triangles (the 4-lane layer q_* that every
  * variant has; x86: src/x86/layer.h, NEON: the vector layer itself).
- * Included by traverse_simd.h; watertight queries only.
+ * Included by traverse_simd.h.
  *   - Children: rp_ref_slab_wt_entry with the ray's values broadcast and a
  *     child's box in each lane, the same operations (the grown origin, the
  *     near and far planes chosen once per ray by the signs of rd).
@@ -18,6 +18,12 @@
  *     every other lane goes through the reference itself (rp_ref_wt_eval,
  *     rp_ref_wt_t).  So every hit kept is the reference's, and only lanes
  *     the reference rejects are dropped.
+ *   - Without RP_WATERTIGHT (Moller-Trumbore): rp_ref_tri_eval's inside
+ *     decision lane by lane, the same operations (the sign of det applied
+ *     as the negation 0 - x, the same value for every x but a zero, whose
+ *     sign no comparison or sum here sees); the lanes inside go through
+ *     the reference itself (rp_ref_tri_eval, rp_ref_tri_t) and
+ *     rp_ref_mt_in_box.
  * Pruning is rp_scene_closest_ref's (traverse.c): a subtree is skipped only
  * when its entry is strictly beyond the best t.  The result is the minimum
  * (t, scene index), as every traversal's, in any visit order.
@@ -58,6 +64,8 @@ typedef struct qray {
     unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
     vq wo[3], wsx, wsy, wsz; /* o[kx], o[ky], o[kz]; the shear */
     float fo[3], fd[3], frd2[2]; /* o, d in the frame; rd[kx], rd[ky] (rp_ref_wt_t_frame) */
+    vq mo[3], md[3];         /* o, d (world axes): the Moller-Trumbore test */
+    float pad;               /* rp_ref_wt_pad (rp_ref_mt_in_box) */
     int row[9];              /* block row of vertex k's kx, ky, kz component */
 } qray;
 
@@ -70,6 +78,11 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
     float pad = rp_ref_wt_pad(&r, bound);
     const float o[3] = {r.ox, r.oy, r.oz}, rd[3] = {r.rdx, r.rdy, r.rdz};
     const float d[3] = {r.dx, r.dy, r.dz};
+    q->pad = pad;
+    for (int a = 0; a < 3; a++) {
+        q->mo[a] = q_set1(o[a]);
+        q->md[a] = q_set1(d[a]);
+    }
     const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
     q->loose = q->rloose = 0;
     for (int i = 0; i < 3; i++) {
@@ -190,6 +203,44 @@ RP_INLINE unsigned qray_block(const qray *q, const rp_tri4 *b, unsigned n, float
     return c & ~q_bits(q_or(q_gt(lo, q_set1(best)), q_lt(hi, q_set1(q->r.tmin))));
 }
 
+/* The lanes of block b (of which the first n are the leaf's) inside their
+ * triangle by rp_ref_tri_eval's decision (det usable, the barycentric
+ * signs and sum), the same operations in the same order. */
+RP_INLINE unsigned qray_block_mt(const qray *q, const rp_tri4 *b, unsigned n, unsigned flags) {
+    vq v0x = q_load(b->v[0]), v0y = q_load(b->v[1]), v0z = q_load(b->v[2]);
+    vq e1x = q_sub(q_load(b->v[3]), v0x);
+    vq e1y = q_sub(q_load(b->v[4]), v0y);
+    vq e1z = q_sub(q_load(b->v[5]), v0z);
+    vq e2x = q_sub(q_load(b->v[6]), v0x);
+    vq e2y = q_sub(q_load(b->v[7]), v0y);
+    vq e2z = q_sub(q_load(b->v[8]), v0z);
+    const vq *d = q->md;
+    vq a, c;
+    a = q_mul(d[1], e2z); c = q_mul(d[2], e2y); vq px = q_sub(a, c);
+    a = q_mul(d[2], e2x); c = q_mul(d[0], e2z); vq py = q_sub(a, c);
+    a = q_mul(d[0], e2y); c = q_mul(d[1], e2x); vq pz = q_sub(a, c);
+    a = q_mul(e1x, px); c = q_mul(e1y, py); vq det = q_add(a, c);
+    a = q_mul(e1z, pz); det = q_add(det, a);
+    vq sx = q_sub(q->mo[0], v0x), sy = q_sub(q->mo[1], v0y), sz = q_sub(q->mo[2], v0z);
+    a = q_mul(sx, px); c = q_mul(sy, py); vq uu = q_add(a, c);
+    a = q_mul(sz, pz); uu = q_add(uu, a);
+    a = q_mul(sy, e1z); c = q_mul(sz, e1y); vq qx = q_sub(a, c);
+    a = q_mul(sz, e1x); c = q_mul(sx, e1z); vq qy = q_sub(a, c);
+    a = q_mul(sx, e1y); c = q_mul(sy, e1x); vq qz = q_sub(a, c);
+    a = q_mul(d[0], qx); c = q_mul(d[1], qy); vq vv = q_add(a, c);
+    a = q_mul(d[2], qz); vv = q_add(vv, a);
+    vq zero = q_set1(0.0f);
+    /* det > 0: us = uu, vs = vv, |det| = det */
+    vq in = q_and(q_and(q_gt(det, zero), q_le(zero, uu)),
+                  q_and(q_le(zero, vv), q_le(q_add(uu, vv), det)));
+    if (!(flags & RP_CULL_BACKFACE)) { /* det < 0: us = -uu, vs = -vv, |det| = -det */
+        vq nu = q_sub(zero, uu), nv = q_sub(zero, vv);
+        in = q_or(in, q_and(q_and(q_lt(det, zero), q_le(zero, nu)),
+                            q_and(q_le(zero, nv), q_le(q_add(nu, nv), q_sub(zero, det)))));
+    }
+    return q_bits(in) & ((1u << (n < 4 ? n : 4)) - 1u);
+}
+
 typedef struct qbest {
     uint32_t g; /* scene index of the best hit, or RP_NO_HIT */
     size_t slot;
@@ -200,6 +251,34 @@ typedef struct qbest {
  * q->r.tmax and *bb; any hit returns 1 at the first. */
 RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t count,
                         unsigned flags, int closest, qbest *bb) {
+    if (!(flags & RP_WATERTIGHT)) { /* Moller-Trumbore */
+        for (uint32_t j = 0; j < count; j += RP_TRI_BLOCK) {
+            const rp_tri4 *b = &s->blocks[first + j / RP_TRI_BLOCK];
+            unsigned c = qray_block_mt(q, b, count - j, flags);
+            while (c) {
+                int l = __builtin_ctz(c);
+                c &= c - 1u;
+                size_t slot = ((size_t)first + j / RP_TRI_BLOCK) * RP_TRI_BLOCK + (size_t)l;
+                rp_triangle tri;
+                rp_scene_tri(s, slot, &tri);
+                rp_tri_eval e = rp_ref_tri_eval(&q->r, &tri, flags);
+                if (!e.candidate)
+                    continue;
+                float t = rp_ref_tri_t(&e);
+                uint32_t g = b->index[l];
+                int tie_ok = !closest || (bb->g != RP_NO_HIT ? g < bb->g : !bb->has);
+                if (!((t >= q->r.tmin) & (t <= q->r.tmax) & ((t < q->r.tmax) | tie_ok)) ||
+                    !rp_ref_mt_in_box(&q->r, &q->w, &tri, q->pad, t))
+                    continue;
+                if (!closest)
+                    return 1;
+                q->r.tmax = t;
+                bb->g = g;
+                bb->slot = slot;
+            }
+        }
+        return 0;
+    }
     for (uint32_t j = 0; j < count; j += RP_TRI_BLOCK) {
         const rp_tri4 *b = &s->blocks[first + j / RP_TRI_BLOCK];
         unsigned c = qray_block(q, b, count - j, q->r.tmax);
@@ -243,9 +322,14 @@ RP_INLINE void qray_finish(const rp_scene *s, rp_rays *rays, size_t i, const qra
         return;
     rp_triangle tri;
     rp_scene_tri(s, bb->slot, &tri);
-    rp_wt_eval e = rp_ref_wt_eval(&q->r, &q->w, &tri, flags);
     float u, v;
-    rp_ref_wt_uv(&e, &u, &v);
+    if (flags & RP_WATERTIGHT) {
+        rp_wt_eval e = rp_ref_wt_eval(&q->r, &q->w, &tri, flags);
+        rp_ref_wt_uv(&e, &u, &v);
+    } else {
+        rp_tri_eval e = rp_ref_tri_eval(&q->r, &tri, flags);
+        rp_ref_tri_uv(&e, &u, &v);
+    }
     uint32_t m = rp_scene_mesh_of(s, bb->g);
     rays->tmax[i] = q->r.tmax;
     hits->t[i] = q->r.tmax;

@@ -19,7 +19,11 @@
  * fewer, and every acceptance is the reference's (nearer, or equal t and a
  * lower scene index), so each lane's result is the minimum (t, scene index)
  * over all the scene's triangles: what rp_scene_closest_ref and brute force
- * return.  Watertight queries only; Moller-Trumbore ones use the reference.
+ * return.  Without RP_WATERTIGHT a leaf's triangles go through the
+ * Moller-Trumbore step of the brute-force kernels (tri_cand, tri_late,
+ * tri_t) and a hit counts where it passes rp_ref_mt_in_box (mt_in_box: the
+ * box test on the triangle's own box): the minimum over those hits, in any
+ * visit order, which is rp_scene_closest_ref's (docs/SEMANTICS.md).
  */
 #include "scene/scene.h"
 
@@ -76,21 +80,24 @@ RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
     }
 }
 
-/* rp_ref_slab_wt_entry for child k of nd, W rays; *entry: the range's entry. */
-RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, int k,
-                      vf tmax, vf *entry) {
+/* rp_ref_slab_wt_entry of the box whose lo and hi of axis a are at
+ * lo[a * stride], hi[a * stride], for W rays on [tmin, tmax]; *entry: the
+ * range's entry. */
+RP_INLINE vm box_test_at(const vray *r, const vbox_ray *b, const float *blo, const float *bhi,
+                         int stride, vf tmin, vf tmax, vf *entry) {
     const vf rd[3] = {r->rdx, r->rdy, r->rdz};
     const vm neg[3] = {r->negx, r->negy, r->negz};
     vf tn = vf_set1(-INFINITY), tf = vf_set1(INFINITY), t0s[3], t1s[3];
     for (int a = 0; a < 3; a++) {
         vf lo, hi; /* the near plane, the far one */
+        const float *pl = blo + a * stride, *ph = bhi + a * stride;
         if (b->oct >= 0) {
             int n = (b->oct >> a) & 1;
-            lo = vf_bcast(n ? &nd->hi[a][k] : &nd->lo[a][k]);
-            hi = vf_bcast(n ? &nd->lo[a][k] : &nd->hi[a][k]);
+            lo = vf_bcast(n ? ph : pl);
+            hi = vf_bcast(n ? pl : ph);
         } else {
-            lo = vf_bcast(&nd->lo[a][k]);
-            hi = vf_bcast(&nd->hi[a][k]);
+            lo = vf_bcast(pl);
+            hi = vf_bcast(ph);
             vf_cswap(neg[a], &lo, &hi);
         }
         vf t0 = vf_sub(lo, b->on[a]);
@@ -119,12 +126,31 @@ RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, i
         }
     }
     /* range: !(rn > tmax) & !(rf < tmin) */
-    vm out = m_or(vf_gt(rn, tmax), vf_lt(rf, r->tmin));
+    vm out = m_or(vf_gt(rn, tmax), vf_lt(rf, tmin));
     /* FLT_MAX: a saturated overflow (rp_ref_slab_wt_steps) */
     vm line = m_or(vf_le(tn, tf), m_or(vf_eq(tf, vf_set1(0x1.fffffep+127f)),
                                        vf_eq(tn, vf_set1(-0x1.fffffep+127f))));
     *entry = rn;
     return m_andnot(line, out);
+}
+
+/* rp_ref_slab_wt_entry for child k of nd, W rays; *entry: the range's entry. */
+RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, int k,
+                      vf tmax, vf *entry) {
+    return box_test_at(r, b, &nd->lo[0][k], &nd->hi[0][k], RP_BVH_WIDTH, r->tmin, tmax, entry);
+}
+
+/* rp_ref_mt_in_box for the triangle at p (9 floats, stride floats apart)
+ * and each lane's t: the box test on the triangle's box over [t, t]. */
+RP_INLINE vm mt_in_box(const vray *r, const vbox_ray *b, const float *p, int stride, vf t) {
+    float lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        float x = p[stride * a], y = p[stride * (3 + a)], z = p[stride * (6 + a)];
+        lo[a] = rp_minf(rp_minf(x, y), z);
+        hi[a] = rp_maxf(rp_maxf(x, y), z);
+    }
+    vf entry;
+    return m_and(vf_eq(t, t), box_test_at(r, b, lo, hi, 1, t, t, &entry));
 }
 
 /* The lanes of a packet whose record a triangle at scene index g with
@@ -214,6 +240,43 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                     float tp[12]; /* the triangle as 9 floats (vf_pick reads one past) */
                     vprim pv;
                     veval e;
+                    if (!(flags & RP_WATERTIGHT)) { /* Moller-Trumbore */
+                        for (int q = 0; q < 9; q++)
+                            pv.f[q] = vf_bcast(&sp0[RP_TRI_BLOCK * q]);
+                        vm c = m_and(tri_cand(&r, &pv, flags, &e), todo);
+                        if (!m_any(c))
+                            continue;
+                        c = tri_late(K_TRI, flags, &r, NULL, &pv, c, best, &e);
+                        if (!m_any(c))
+                            continue;
+                        e.t = tri_t(&e);
+                        vm acc;
+                        uint32_t g = bk->index[p % RP_TRI_BLOCK];
+                        if (closest)
+                            acc = scene_accept(c, e.t, r.tmin, best, g, bg, nothas0);
+                        else
+                            acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
+                        if (!m_any(acc))
+                            continue;
+                        acc = m_and(acc, mt_in_box(&r, &br, sp0, RP_TRI_BLOCK, e.t));
+                        if (!m_any(acc))
+                            continue;
+                        upd = m_or(upd, acc);
+                        if (!closest) {
+                            todo = m_andnot(todo, acc);
+                            continue;
+                        }
+                        /* kept for u, v: det, uu, vv (rp_ref_tri_uv) */
+                        best = vf_select(acc, e.t, best);
+                        bu = vf_select(acc, e.det, bu);
+                        bv = vf_select(acc, e.uu, bv);
+                        bw = vf_select(acc, e.vv, bw);
+                        unsigned ab = m_bits(acc);
+                        for (int l = 0; l < V_W; l++)
+                            if ((ab >> l) & 1u)
+                                bg[l] = g;
+                        continue;
+                    }
                     if (r.wkx >= 0) { /* one frame: broadcasts from the block */
                         wt_pick_strided(&r, sp0, RP_TRI_BLOCK, pv.f);
                     } else {
@@ -289,12 +352,17 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     for (size_t l = 0; l < m; l++) {
         if (!((ub >> l) & 1u))
             continue;
-        double det = rp_ref_wt_det(uu[l], vv[l], ww[l]);
         uint32_t lo = rp_scene_mesh_of(s, bg[l]);
         rays->tmax[i + l] = tb[l];
         hits->t[i + l] = tb[l];
-        hits->u[i + l] = rp_ref_wt_bary(vv[l], det);
-        hits->v[i + l] = rp_ref_wt_bary(ww[l], det);
+        if (flags & RP_WATERTIGHT) { /* U, V, W */
+            double det = rp_ref_wt_det(uu[l], vv[l], ww[l]);
+            hits->u[i + l] = rp_ref_wt_bary(vv[l], det);
+            hits->v[i + l] = rp_ref_wt_bary(ww[l], det);
+        } else { /* det, uu, vv */
+            hits->u[i + l] = vv[l] / uu[l];
+            hits->v[i + l] = ww[l] / uu[l];
+        }
         hits->prim[i + l] = bg[l] - s->mesh_first[lo];
         if (mesh)
             mesh[i + l] = lo;
@@ -307,9 +375,6 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
 static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                              unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
                              int closest) {
-    if (!(flags & RP_WATERTIGHT)) /* Moller-Trumbore: the reference (see top) */
-        return closest ? rp_scene_closest_ref(s, rays, active, flags, hits, mesh)
-                       : rp_scene_occluded_ref(s, rays, active, flags, occluded);
     /* Both walks are depth first: a node pops one entry and pushes at most
      * RP_BVH_WIDTH, so the stack never holds more than RP_BVH_WIDTH entries
      * per level on the path from the root, plus one.  (It was nnodes
@@ -329,7 +394,7 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
             free(rstack);
         return RP_ERR_NOMEM;
     }
-    unsigned wf = RP_WATERTIGHT | (flags & RP_CULL_BACKFACE);
+    unsigned wf = flags & (RP_WATERTIGHT | RP_CULL_BACKFACE);
     rp_status st = RP_OK;
     for (size_t i = 0; i < rays->n && !st; i += V_W) {
         size_t m = min_w(rays->n - i);
@@ -342,11 +407,24 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
             }
             continue;
         }
-        st = (flags & RP_CULL_BACKFACE)
-                 ? scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
-                                occluded, closest, i, m, stack, cap)
-                 : scene_packet(s, rays, active, RP_WATERTIGHT, hits, mesh, occluded, closest,
-                                i, m, stack, cap);
+        /* one instance per test and culling (the flags constant inside) */
+        switch (wf) {
+        case RP_WATERTIGHT | RP_CULL_BACKFACE:
+            st = scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
+                              occluded, closest, i, m, stack, cap);
+            break;
+        case RP_WATERTIGHT:
+            st = scene_packet(s, rays, active, RP_WATERTIGHT, hits, mesh, occluded, closest, i,
+                              m, stack, cap);
+            break;
+        case RP_CULL_BACKFACE:
+            st = scene_packet(s, rays, active, RP_CULL_BACKFACE, hits, mesh, occluded, closest,
+                              i, m, stack, cap);
+            break;
+        default:
+            st = scene_packet(s, rays, active, 0, hits, mesh, occluded, closest, i, m, stack,
+                              cap);
+        }
     }
     if (stack != local)
         free(stack);

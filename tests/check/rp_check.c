@@ -91,7 +91,7 @@
  * closest_triangle_wt, closest_triangle_wt_cull, occluded_triangle_wt,
  * occluded_triangle_wt_cull, scene_closest_wt, scene_closest_wt_cull,
  * scene_occluded_wt, scene_occluded_wt_cull, scene_closest_mt,
- * scene_occluded_mt (the closest checks answer to hits_normals_* or
+ * scene_closest_mt_cull, scene_occluded_mt, scene_occluded_mt_cull (the closest checks answer to hits_normals_* or
  * scene_normals as well); and, checkasm-style, internal functions of each
  * SIMD variant against the reference (internal.c): internal_node_ray,
  * internal_box_packet, internal_block_ray (not in --digest).  rp_check leaves the
@@ -206,7 +206,9 @@ static const kdesc kernels[] = {
     {"scene_occluded_wt", NULL, F_TRI, K_OCCLUDED, RP_WATERTIGHT, 1},
     {"scene_occluded_wt_cull", NULL, F_TRI, K_OCCLUDED, RP_WATERTIGHT | RP_CULL_BACKFACE, 1},
     {"scene_closest_mt", "scene_normals", F_TRI, K_CLOSEST, 0, 1},
+    {"scene_closest_mt_cull", "scene_normals", F_TRI, K_CLOSEST, RP_CULL_BACKFACE, 1},
     {"scene_occluded_mt", NULL, F_TRI, K_OCCLUDED, 0, 1},
+    {"scene_occluded_mt_cull", NULL, F_TRI, K_OCCLUDED, RP_CULL_BACKFACE, 1},
 };
 #define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
 
@@ -226,6 +228,7 @@ typedef struct ccase {
     size_t n, count;
     uint32_t base;
     unsigned flags;
+    unsigned hint; /* scene cases: 0, RP_COHERENT or RP_INCOHERENT (the scene query only) */
     int style, active_mode, prefill;
     int used[A_COUNT];
     int is_out[A_COUNT];  /* compared with the reference run */
@@ -959,6 +962,12 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
         if (c->nchunks == 2) { c->chunk_end[0] = a; c->chunk_end[1] = count; }
         else { c->chunk_end[0] = a; c->chunk_end[1] = b; c->chunk_end[2] = count; }
     }
+    /* scene cases: the traversal, by the hint (drawn last: the earlier draws,
+     * and so the cases, stay as they were) */
+    if (kd->scene) {
+        unsigned h = below(&r, 3);
+        c->hint = h == 1 ? RP_COHERENT : h == 2 ? RP_INCOHERENT : 0;
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -1188,9 +1197,9 @@ static void run_scene(const ccase *c, run *r, rp_rays *rays, rp_hits *hits, cons
     if (st != RP_OK || rp_scene_triangle_count(s) != c->count)
         scene_fail(r, "rp_scene_build: %s, %zu triangles", rp_status_string(st), rp_scene_triangle_count(s));
     if (kd->kind == K_OCCLUDED) {
-        add_status(r, rp_scene_occluded(s, rays, active, c->flags, data(c, r, A_OCC)));
+        add_status(r, rp_scene_occluded(s, rays, active, c->flags | c->hint, data(c, r, A_OCC)));
     } else {
-        add_status(r, rp_scene_closest(s, rays, active, c->flags, hits, mesh));
+        add_status(r, rp_scene_closest(s, rays, active, c->flags | c->hint, hits, mesh));
         add_status(r, rp_scene_normals(s, rays, hits, mesh));
     }
     rp_scene_free(s);
@@ -1326,7 +1335,8 @@ static void describe_case(const ccase *c) {
         for (int m = 0; m < c->nm; m++)
             printf(" [%zu, %zu) %s%s", c->mfirst[m], c->mfirst[m] + c->mcount[m],
                    mkind_names[c->mkind[m]], m == c->bad_mesh ? " (after a refused add)" : "");
-        printf("; mesh array %s", c->used[A_MESH] ? "given" : "NULL");
+        printf("; mesh array %s; hint %s", c->used[A_MESH] ? "given" : "NULL",
+               c->hint == RP_COHERENT ? "RP_COHERENT" : c->hint == RP_INCOHERENT ? "RP_INCOHERENT" : "none");
     }
     printf("\n  float offsets of the arrays:");
     for (int a = 0; a < A_COUNT; a++)
