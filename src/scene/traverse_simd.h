@@ -277,22 +277,16 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                                 bg[l] = g;
                         continue;
                     }
-                    if (r.wkx >= 0) { /* one frame: broadcasts from the block */
+                    if (r.wkx >= 0) /* one frame: broadcasts from the block */
                         wt_pick_strided(&r, sp0, RP_TRI_BLOCK, pv.f);
-                    } else {
-                        for (int q = 0; q < 9; q++)
-                            tp[q] = sp0[RP_TRI_BLOCK * q];
-                        tp[9] = tp[10] = tp[11] = 0.0f;
-                        wt_pick(&r, tp, pv.f);
-                    }
+                    else /* each lane's frame: broadcasts and selects */
+                        wt_pick_sel(&r, sp0, RP_TRI_BLOCK, 3, pv.f);
                     vm c = m_and(wt_cand(&r, &pv, &e, 0), todo);
                     if (!m_any(c))
                         continue;
-                    if (r.wkx >= 0) {
-                        for (int q = 0; q < 9; q++)
-                            tp[q] = sp0[RP_TRI_BLOCK * q];
-                        tp[9] = tp[10] = tp[11] = 0.0f;
-                    }
+                    for (int q = 0; q < 9; q++) /* the triangle for the normal */
+                        tp[q] = sp0[RP_TRI_BLOCK * q];
+                    tp[9] = tp[10] = tp[11] = 0.0f;
                     c = tri_late(K_WT, flags, &r, tp, NULL, c, closest ? best : r.tmax, &e);
                     if (!m_any(c))
                         continue;

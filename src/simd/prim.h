@@ -224,6 +224,22 @@ RP_INLINE void wt_pick_strided(const vray *r, const float *p, int stride, vf *v)
         v[3 * k + 2] = vf_bcast(p + stride * (3 * k + r->wkz));
     }
 }
+/* wt_pick of mixed frames (r->wkx < 0) from a triangle whose 9 floats lie
+ * stride floats apart: each component broadcast, each lane's axis chosen
+ * by wt_setup_v's selects (kz = 0: kx, ky = 1, 2; kz = 1: 2, 0; kz = 2:
+ * 0, 1).  Three operations a component against vf_pick's two, but no 16-byte
+ * load of floats just stored one by one (a scene's leaf block is structure
+ * of arrays, so vf_pick needed a copy, and its reload waited on the stores:
+ * a store-forwarding stall per vertex). */
+RP_INLINE void wt_pick_sel(const vray *r, const float *p, int stride, int nvert, vf *v) {
+    for (int k = 0; k < nvert; k++) {
+        vf x = vf_bcast(p + stride * (3 * k)), y = vf_bcast(p + stride * (3 * k + 1));
+        vf z = vf_bcast(p + stride * (3 * k + 2));
+        v[3 * k + 0] = vf_select(r->wz2, x, vf_select(r->wz1, z, y));
+        v[3 * k + 1] = vf_select(r->wz2, y, vf_select(r->wz1, x, z));
+        v[3 * k + 2] = vf_select(r->wz2, z, vf_select(r->wz1, y, x));
+    }
+}
 /* One ray in every lane (bc_ray): the axes are ints, so the fields of W
  * triangles (f, from ld_prims) are just renamed. */
 RP_INLINE void wt_permute(const vray *r, const vprim *f, vprim *out) {
@@ -374,7 +390,10 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
         float nw[12] = {0.0f}; /* wt_pick reads three "vertices" */
         rp_ref_wt_normal(p, nw);
         vprim np;
-        wt_pick(r, nw, np.f); /* the first one is n */
+        if (r->wkx >= 0)
+            wt_pick(r, nw, np.f); /* the first one is n */
+        else /* (nw was just stored: no 16-byte reload) */
+            wt_pick_sel(r, nw, 1, 1, np.f);
         n[0] = np.f[0];
         n[1] = np.f[1];
         n[2] = np.f[2];
@@ -391,7 +410,10 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
     if (pv) {
         v = pv->f;
     } else {
-        wt_pick(r, p, vall.f); /* p: 12 floats readable (see wt_pick) */
+        if (r->wkx >= 0)
+            wt_pick(r, p, vall.f); /* p: 12 floats readable (see wt_pick) */
+        else /* (p may be a copy just stored: no 16-byte reloads) */
+            wt_pick_sel(r, p, 1, 3, vall.f);
         v = vall.f;
     }
     const vf o[3] = {r->wox, r->woy, r->woz};
