@@ -248,62 +248,48 @@ typedef struct qbest {
 } qbest;
 
 /* The leaf (count triangles from block first): closest keeps the best in
- * q->r.tmax and *bb; any hit returns 1 at the first. */
+ * q->r.tmax and *bb; any hit returns 1 at the first.  Each lane the block
+ * filter keeps goes through the reference: its t first (t outside [tmin,
+ * best], or a tie that does not win, is rejected whatever the rest says),
+ * then the rest of the decision.  Watertight: the t of rp_ref_wt_t_frame
+ * does not depend on the 2D decision, so on a bounce ray the origin's own
+ * triangle (t near 0 < tmin) is dropped before rp_ref_wt_eval; Moller-
+ * Trumbore: rp_ref_tri_eval decides and gives t, rp_ref_mt_in_box last. */
 RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t count,
                         unsigned flags, int closest, qbest *bb) {
-    if (!(flags & RP_WATERTIGHT)) { /* Moller-Trumbore */
-        for (uint32_t j = 0; j < count; j += RP_TRI_BLOCK) {
-            const rp_tri4 *b = &s->blocks[first + j / RP_TRI_BLOCK];
-            unsigned c = qray_block_mt(q, b, count - j, flags);
-            while (c) {
-                int l = __builtin_ctz(c);
-                c &= c - 1u;
-                size_t slot = ((size_t)first + j / RP_TRI_BLOCK) * RP_TRI_BLOCK + (size_t)l;
-                rp_triangle tri;
-                rp_scene_tri(s, slot, &tri);
-                rp_tri_eval e = rp_ref_tri_eval(&q->r, &tri, flags);
-                if (!e.candidate)
-                    continue;
-                float t = rp_ref_tri_t(&e);
-                uint32_t g = b->index[l];
-                int tie_ok = !closest || (bb->g != RP_NO_HIT ? g < bb->g : !bb->has);
-                if (!((t >= q->r.tmin) & (t <= q->r.tmax) & ((t < q->r.tmax) | tie_ok)) ||
-                    !rp_ref_mt_in_box(&q->r, &q->w, &tri, q->pad, t))
-                    continue;
-                if (!closest)
-                    return 1;
-                q->r.tmax = t;
-                bb->g = g;
-                bb->slot = slot;
-            }
-        }
-        return 0;
-    }
+    int wt = (flags & RP_WATERTIGHT) != 0;
     for (uint32_t j = 0; j < count; j += RP_TRI_BLOCK) {
         const rp_tri4 *b = &s->blocks[first + j / RP_TRI_BLOCK];
-        unsigned c = qray_block(q, b, count - j, q->r.tmax);
+        unsigned c = wt ? qray_block(q, b, count - j, q->r.tmax)
+                        : qray_block_mt(q, b, count - j, flags);
         while (c) {
             int l = __builtin_ctz(c);
             c &= c - 1u;
             size_t slot = ((size_t)first + j / RP_TRI_BLOCK) * RP_TRI_BLOCK + (size_t)l;
-            /* the reference's t first (it does not depend on the 2D
-             * decision): a t outside [tmin, best], or one that ties the best
-             * without winning the tie, is rejected whatever the decision,
-             * and on a bounce ray this drops the origin's own triangle
-             * (t near 0 < tmin) without the 2D evaluation */
-            float v[9];
-            for (int k = 0; k < 9; k++)
-                v[k] = b->v[q->row[k]][l];
-            float t = rp_ref_wt_t_frame(&q->r, &q->w, v, q->fo, q->fd, q->frd2);
+            rp_triangle tri;
+            rp_scene_tri(s, slot, &tri);
+            float t;
+            if (wt) {
+                float v[9];
+                for (int k = 0; k < 9; k++)
+                    v[k] = b->v[q->row[k]][l];
+                t = rp_ref_wt_t_frame(&q->r, &q->w, v, q->fo, q->fd, q->frd2);
+            } else {
+                rp_tri_eval e = rp_ref_tri_eval(&q->r, &tri, flags);
+                if (!e.candidate)
+                    continue;
+                t = rp_ref_tri_t(&e);
+            }
             uint32_t g = b->index[l];
             int tie_ok = !closest || (bb->g != RP_NO_HIT ? g < bb->g : !bb->has);
             if (!((t >= q->r.tmin) & (t <= q->r.tmax) & ((t < q->r.tmax) | tie_ok)))
                 continue;
-            rp_triangle tri;
-            rp_scene_tri(s, slot, &tri);
-            rp_wt_eval e = rp_ref_wt_eval(&q->r, &q->w, &tri, flags);
-            if (!e.candidate)
+            if (wt) {
+                if (!rp_ref_wt_eval(&q->r, &q->w, &tri, flags).candidate)
+                    continue;
+            } else if (!rp_ref_mt_in_box(&q->r, &q->w, &tri, q->pad, t)) {
                 continue;
+            }
             if (!closest)
                 return 1;
             q->r.tmax = t;

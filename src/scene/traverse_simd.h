@@ -240,69 +240,48 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                     float tp[12]; /* the triangle as 9 floats (vf_pick reads one past) */
                     vprim pv;
                     veval e;
+                    vm c;
                     if (!(flags & RP_WATERTIGHT)) { /* Moller-Trumbore */
                         for (int q = 0; q < 9; q++)
                             pv.f[q] = vf_bcast(&sp0[RP_TRI_BLOCK * q]);
-                        vm c = m_and(tri_cand(&r, &pv, flags, &e), todo);
+                        c = m_and(tri_cand(&r, &pv, flags, &e), todo);
                         if (!m_any(c))
                             continue;
                         c = tri_late(K_TRI, flags, &r, NULL, &pv, c, best, &e);
                         if (!m_any(c))
                             continue;
                         e.t = tri_t(&e);
-                        vm acc;
-                        uint32_t g = bk->index[p % RP_TRI_BLOCK];
-                        if (closest)
-                            acc = scene_accept(c, e.t, r.tmin, best, g, bg, nothas0);
-                        else
-                            acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
-                        if (!m_any(acc))
+                    } else {
+                        if (r.wkx >= 0) /* one frame: broadcasts from the block */
+                            wt_pick_strided(&r, sp0, RP_TRI_BLOCK, pv.f);
+                        else /* each lane's frame: broadcasts and selects */
+                            wt_pick_sel(&r, sp0, RP_TRI_BLOCK, 3, pv.f);
+                        c = m_and(wt_cand(&r, &pv, &e, 0), todo);
+                        if (!m_any(c))
                             continue;
-                        acc = m_and(acc, mt_in_box(&r, &br, sp0, RP_TRI_BLOCK, e.t));
-                        if (!m_any(acc))
+                        for (int q = 0; q < 9; q++) /* the triangle for the normal */
+                            tp[q] = sp0[RP_TRI_BLOCK * q];
+                        tp[9] = tp[10] = tp[11] = 0.0f;
+                        c = tri_late(K_WT, flags, &r, tp, NULL, c, closest ? best : r.tmax, &e);
+                        if (!m_any(c))
                             continue;
-                        upd = m_or(upd, acc);
-                        if (!closest) {
-                            todo = m_andnot(todo, acc);
-                            continue;
-                        }
-                        /* kept for u, v: det, uu, vv (rp_ref_tri_uv) */
-                        best = vf_select(acc, e.t, best);
-                        bu = vf_select(acc, e.det, bu);
-                        bv = vf_select(acc, e.uu, bv);
-                        bw = vf_select(acc, e.vv, bw);
-                        unsigned ab = m_bits(acc);
-                        for (int l = 0; l < V_W; l++)
-                            if ((ab >> l) & 1u)
-                                bg[l] = g;
-                        continue;
-                    }
-                    if (r.wkx >= 0) /* one frame: broadcasts from the block */
-                        wt_pick_strided(&r, sp0, RP_TRI_BLOCK, pv.f);
-                    else /* each lane's frame: broadcasts and selects */
-                        wt_pick_sel(&r, sp0, RP_TRI_BLOCK, 3, pv.f);
-                    vm c = m_and(wt_cand(&r, &pv, &e, 0), todo);
-                    if (!m_any(c))
-                        continue;
-                    for (int q = 0; q < 9; q++) /* the triangle for the normal */
-                        tp[q] = sp0[RP_TRI_BLOCK * q];
-                    tp[9] = tp[10] = tp[11] = 0.0f;
-                    c = tri_late(K_WT, flags, &r, tp, NULL, c, closest ? best : r.tmax, &e);
-                    if (!m_any(c))
-                        continue;
-                    if (!closest) {
-                        vm hit = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
-                        upd = m_or(upd, hit);
-                        todo = m_andnot(todo, hit);
-                        continue;
                     }
                     uint32_t g = bk->index[p % RP_TRI_BLOCK];
-                    vm acc = scene_accept(c, e.t, r.tmin, best, g, bg, nothas0);
+                    vm acc = closest ? scene_accept(c, e.t, r.tmin, best, g, bg, nothas0)
+                                     : m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
+                    if (!(flags & RP_WATERTIGHT) && m_any(acc)) /* rp_ref_mt_in_box */
+                        acc = m_and(acc, mt_in_box(&r, &br, sp0, RP_TRI_BLOCK, e.t));
                     if (!m_any(acc))
                         continue;
-                    best = vf_select(acc, e.t, best);
                     upd = m_or(upd, acc);
-                    bu = vf_select(acc, e.wu, bu);
+                    if (!closest) {
+                        todo = m_andnot(todo, acc);
+                        continue;
+                    }
+                    /* what u, v are made of: watertight U, V, W (wt_cand);
+                     * Moller-Trumbore det, uu, vv (rp_ref_tri_uv) */
+                    best = vf_select(acc, e.t, best);
+                    bu = vf_select(acc, (flags & RP_WATERTIGHT) ? e.wu : e.det, bu);
                     bv = vf_select(acc, e.uu, bv);
                     bw = vf_select(acc, e.vv, bw);
                     unsigned ab = m_bits(acc);
