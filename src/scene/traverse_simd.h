@@ -291,7 +291,13 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                 }
                 continue;
             }
-            /* an inner node: on the stack, nearest popped first */
+            /* an inner node: on the stack, nearest popped first; any hit
+             * (occluded) needs no order and no entry (best stays each
+             * lane's tmax, which box_test has already checked) */
+            if (!closest) {
+                kids[nk++] = (pentry){nd->child[k], -INFINITY};
+                continue;
+            }
             float en = vf_hmin(entry, h);
             int j = nk++;
             while (j > 0 && kids[j - 1].entry < en) {
