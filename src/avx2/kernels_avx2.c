@@ -26,6 +26,12 @@ typedef simde__m256 vm; /* lanes all ones or all zeros */
 #endif
 #include "x86/layer.h"
 
+/* The smallest lane (no NaN lanes): the halves' minimum, then rp_x_hmin4. */
+static inline float vf_hmin_lanes(vf a) {
+    return rp_x_hmin4(simde_mm_min_ps(simde_mm256_castps256_ps128(a),
+                                      simde_mm256_extractf128_ps(a, 1)));
+}
+
 /* Two blendv would be 4 to 6 uops on Intel cores (vblendvps ymm is 2 uops
  * up to Ice Lake, 3 on Golden Cove / Sapphire Rapids); the xor swap is 4
  * one-uop logic ops on any of three ports, and bit-exact. */

@@ -27,6 +27,15 @@ typedef simde__mmask16 vm;
 #endif
 #include "x86/layer.h"
 
+/* The smallest lane (no NaN lanes): halves to 8, to 4, then rp_x_hmin4. */
+static inline float vf_hmin_lanes(vf a) {
+    simde__m256 lo = simde_mm512_castps512_ps256(a);
+    simde__m256 hi = simde_mm256_castpd_ps(simde_mm512_extractf64x4_pd(simde_mm512_castps_pd(a), 1));
+    simde__m256 h = simde_mm256_min_ps(lo, hi);
+    return rp_x_hmin4(simde_mm_min_ps(simde_mm256_castps256_ps128(h),
+                                      simde_mm256_extractf128_ps(h, 1)));
+}
+
 /* one vpternlogd: a ^ (s & sign bit) (truth table 0x78 of a, s, mask) */
 static inline vf vf_xorsign(vf a, vf s) {
     return simde_mm512_castsi512_ps(simde_mm512_ternarylogic_epi32(

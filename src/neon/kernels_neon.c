@@ -72,6 +72,13 @@ static inline vm vf_neq(vf a, vf b) { return simde_vmvnq_u32(simde_vceqq_f32(a, 
 static inline vm vf_nlt(vf a, vf b) { return simde_vmvnq_u32(simde_vcltq_f32(a, b)); }
 static inline vm vf_ngt(vf a, vf b) { return simde_vmvnq_u32(simde_vcgtq_f32(a, b)); }
 static inline vf vf_select(vm m, vf a, vf b) { return simde_vbslq_f32(m, a, b); }
+/* The smallest lane (no NaN lanes), by vf_min over rotated copies (for
+ * lanes without NaN the minimum's value in any order). */
+static inline float vf_hmin_lanes(vf a) {
+    vf b = vf_min(a, simde_vextq_f32(a, a, 2));
+    b = vf_min(b, simde_vextq_f32(b, b, 1));
+    return simde_vgetq_lane_f32(b, 0);
+}
 static inline void vf_cswap(vm m, vf *a, vf *b) {
     vf x = *a;
     *a = vf_select(m, *b, *a);

@@ -177,19 +177,14 @@ typedef struct pentry {
     float entry; /* the smallest range entry (rn) over the lanes that hit it */
 } pentry;
 
-/* Horizontal minimum of the lanes of m (m not empty). */
+/* Horizontal minimum of the lanes of m (m not empty): lanes outside m
+ * +inf, NaN (bounds nothing) -inf, then the layer's vf_hmin_lanes in
+ * registers (log2(V_W) min steps, no store and scalar reload).  With no
+ * NaN left the order does not change the minimum's value, only maybe the
+ * sign of a zero, which the traversal only compares. */
 RP_INLINE float vf_hmin(vf a, vm m) {
-    float x[V_W];
-    /* lanes outside m: +inf; NaN (bounds nothing): -inf */
     a = vf_select(vf_eq(a, a), a, vf_set1(-INFINITY));
-    vf_storeu(x, vf_select(m, a, vf_set1(INFINITY)));
-    /* pairwise, log2(V_W) dependent steps (a chain of V_W - 1 was 5% of
-     * bunny diffuse on AVX-512); with no NaN left the order does not
-     * change the minimum */
-    for (int w = V_W / 2; w >= 1; w /= 2)
-        for (int l = 0; l < w; l++)
-            x[l] = x[l + w] < x[l] ? x[l + w] : x[l];
-    return x[0];
+    return vf_hmin_lanes(vf_select(m, a, vf_set1(INFINITY)));
 }
 
 /* One packet (rays i .. i+m-1) down the tree.  closest: keep the nearest;

@@ -22,6 +22,9 @@ typedef simde__m128 vm; /* lanes all ones or all zeros */
 #define RP_X(op) simde_mm_##op
 #include "x86/layer.h"
 
+/* The smallest lane (no NaN lanes): rp_x_hmin4. */
+static inline float vf_hmin_lanes(vf a) { return rp_x_hmin4(a); }
+
 static inline vm vf_lt(vf a, vf b) { return simde_mm_cmplt_ps(a, b); }
 static inline vm vf_le(vf a, vf b) { return simde_mm_cmple_ps(a, b); }
 static inline vm vf_gt(vf a, vf b) { return simde_mm_cmpgt_ps(a, b); }

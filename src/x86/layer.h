@@ -31,6 +31,15 @@ static inline vf vf_sqrt(vf a) { return RP_X(sqrt_ps)(a); }
  * both are zeros: exactly rp_minf(a, b) / rp_maxf(a, b). */
 static inline vf vf_min(vf a, vf b) { return RP_X(min_ps)(a, b); }
 static inline vf vf_max(vf a, vf b) { return RP_X(max_ps)(a, b); }
+/* The smallest of four lanes, by minps (each width's vf_hmin_lanes folds
+ * its halves down to four first).  For lanes without NaN any order of
+ * minps gives the minimum's value; only the sign of a zero minimum may
+ * depend on the order, which no comparison sees. */
+static inline float rp_x_hmin4(simde__m128 q) {
+    q = simde_mm_min_ps(q, simde_mm_movehl_ps(q, q));
+    q = simde_mm_min_ss(q, simde_mm_shuffle_ps(q, q, 1));
+    return simde_mm_cvtss_f32(q);
+}
 static inline vf vf_neg(vf a) { return RP_X(xor_ps)(a, RP_X(set1_ps)(-0.0f)); }
 static inline vi vi_set1(uint32_t x) { return RP_X(set1_epi32)((int32_t)x); }
 
