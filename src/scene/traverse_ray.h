@@ -56,8 +56,9 @@ static inline unsigned n_bits(vn m) { return q_bits(m); }
 typedef struct qray {
     rp_ray1 r; /* r.tmax: the best t so far (closest) */
     rp_wt_ray w;
-    /* the box test's values, axes in the order kx, ky, kz (so that the kz
-     * slab is the last one): grown origins (near, far plane), 1 / d */
+    /* the box test's values, axes x, y, z (the reference's order, so that
+     * the running max and min give its bits, a zero's sign included):
+     * grown origins (near, far plane), 1 / d */
     vn on[3], of[3], rd[3];
     int nearoff[3], faroff[3]; /* float offsets of the near and far planes in a node */
     unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
@@ -85,19 +86,22 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
     }
     const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
     q->loose = q->rloose = 0;
-    for (int i = 0; i < 3; i++) {
-        int a = ax[i], neg = rd[a] < 0.0f;
+    for (int a = 0; a < 3; a++) { /* the box test: world axes, the reference's order */
+        int neg = rd[a] < 0.0f;
         /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane */
-        q->on[i] = n_set1(neg ? o[a] - pad : o[a] + pad);
-        q->of[i] = n_set1(neg ? o[a] + pad : o[a] - pad);
-        q->rd[i] = n_set1(rd[a]);
-        q->nearoff[i] = (neg ? 3 + a : a) * RP_BVH_WIDTH;
-        q->faroff[i] = (neg ? a : 3 + a) * RP_BVH_WIDTH;
+        q->on[a] = n_set1(neg ? o[a] - pad : o[a] + pad);
+        q->of[a] = n_set1(neg ? o[a] + pad : o[a] - pad);
+        q->rd[a] = n_set1(rd[a]);
+        q->nearoff[a] = (neg ? 3 + a : a) * RP_BVH_WIDTH;
+        q->faroff[a] = (neg ? a : 3 + a) * RP_BVH_WIDTH;
         if ((!(rd[a] < 0.0f) && !(rd[a] > 0.0f)) || fabsf(rd[a]) == 0x1.fffffep+127f)
-            q->loose |= 1u << i;
+            q->loose |= 1u << a;
         /* rp_ref_slab_wt_steps' range: kz, and kx, ky where rp_ref_wt_bounding */
-        if (i == 2 ? ((q->loose >> i) & 1u) : !rp_ref_wt_bounding(rd[a]))
-            q->rloose |= 1u << i;
+        if (a == q->w.kz ? ((q->loose >> a) & 1u) : !rp_ref_wt_bounding(rd[a]))
+            q->rloose |= 1u << a;
+    }
+    for (int i = 0; i < 3; i++) { /* the triangle tests: the ray's frame */
+        int a = ax[i];
         q->wo[i] = q_set1(o[a]);
         q->fo[i] = o[a];
         q->fd[i] = d[a];
@@ -127,9 +131,11 @@ RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *
                 t0[a] = n_set1(-INFINITY);
                 t1[a] = n_set1(INFINITY);
             }
-    /* the reference's running max and min, in the order kx, ky, kz: the
-     * order does not matter to the test (a NaN, the first operand, leaves
-     * the running value as it is in any order) */
+    /* the reference's running max and min, in its order x, y, z: a NaN,
+     * the first operand, leaves the running value as it is in any order,
+     * but the sign of a zero entry (max(-0, +0) is its second operand)
+     * depends on the order (rp_check --fpenv=towardzero found a ray whose
+     * kx, ky, kz order gave -0 where the reference gives +0) */
     vn tn = n_max(t0[0], n_set1(-INFINITY)), tf = n_min(t1[0], n_set1(INFINITY));
     tn = n_max(t0[1], tn);
     tf = n_min(t1[1], tf);
