@@ -67,6 +67,7 @@ typedef struct qray {
     float fo[3], fd[3], frd2[2]; /* o, d in the frame; rd[kx], rd[ky] (rp_ref_wt_t_frame) */
     vq mo[3], md[3];         /* o, d (world axes): the Moller-Trumbore test */
     float pad;               /* rp_ref_wt_pad (rp_ref_mt_in_box) */
+    int plain;               /* the ray is plain (vbox_ray's plain, traverse_simd.h) */
     int row[9];              /* block row of vertex k's kx, ky, kz component */
 } qray;
 
@@ -108,6 +109,15 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
         if (i < 2)
             q->frd2[i] = rd[a];
     }
+    /* plain: every rd finite, nonzero, below FLT_MAX in magnitude, m =
+     * max |o| + bound below 2^127 and m * |rd| < 2^125 (vbox_ray's plain
+     * in traverse_simd.h) */
+    float m = rp_maxf(fabsf(o[2]), rp_maxf(fabsf(o[1]), fabsf(o[0]))) + bound;
+    q->plain = m < 0x1p127f;
+    for (int a = 0; a < 3; a++) {
+        float ard = fabsf(rd[a]);
+        q->plain &= (ard > 0.0f) & (ard < 0x1.fffffep+127f) & (m * ard < 0x1p125f);
+    }
     q->wsx = q_set1(q->w.sx);
     q->wsy = q_set1(q->w.sy);
     q->wsz = q_set1(q->w.sz);
@@ -124,6 +134,20 @@ RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *
     for (int a = 0; a < 3; a++) {
         t0[a] = n_mul(n_sub(n_load(base + q->nearoff[a]), q->on[a]), q->rd[a]);
         t1[a] = n_mul(n_sub(n_load(base + q->faroff[a]), q->of[a]), q->rd[a]);
+    }
+    if (q->plain & (q->r.tmin <= best)) {
+        /* box_fast's short form (traverse_simd.h): no NaN, no infinity, no
+         * +-FLT_MAX in any slab value, tmin <= best.  An empty child's
+         * inverted box (lo +inf, hi -inf) gives tn = +inf, tf = -inf on
+         * every axis, which fails; the child check stays all the same, as
+         * a pushed empty child would be read out of bounds */
+        vn tn = n_max(t0[1], t0[0]), tf = n_min(t1[1], t1[0]);
+        tn = n_max(t0[2], tn);
+        tf = n_min(t1[2], tf);
+        n_store(ent, tn);
+        vn ch = n_load((const float *)(const void *)child);
+        return n_bits(n_and(n_le(n_max(tn, n_set1(q->r.tmin)), n_min(tf, n_set1(best))),
+                            n_eq(ch, ch)));
     }
     if (q->loose) /* rare: a flushed or saturated 1 / d, or a NaN component */
         for (int a = 0; a < 3; a++)

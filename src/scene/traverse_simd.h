@@ -42,6 +42,16 @@ typedef struct vbox_ray {
     /* when the live lanes share the signs of rd (bit a: rd[a] < 0), the
      * near and far planes are chosen once (no per-lane swap), else -1 */
     int oct;
+    /* the lanes where no slab value can be NaN, infinite or +-FLT_MAX:
+     * every rd finite, nonzero and below FLT_MAX in magnitude, m = max |o|
+     * + bound (as rp_ref_wt_pad has it) below 2^127, so that the grown
+     * origins o +- m * 2^-19 are finite, and m * |rd| < 2^125 on every
+     * axis, so that (plane - grown origin) * rd stays below 2^126 in
+     * magnitude for any plane of the scene (|plane| <= bound) in every
+     * rounding mode (each rounding moves a value by a factor of at most
+     * 1 +- 2^-23); box_fast */
+    vm plain;
+    int fast; /* box_fast */
 } vbox_ray;
 
 RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
@@ -51,8 +61,15 @@ RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
     m = vf_max(az, m);
     m = vf_add(m, vf_set1(bound));
     vf pad = vf_mul(m, vf_set1(0x1p-19f));
-    const vf o[3] = {r->ox, r->oy, r->oz};
     const vf rd[3] = {r->rdx, r->rdy, r->rdz};
+    b->plain = vf_lt(m, vf_set1(0x1p127f)); /* no grown origin overflows */
+    for (int a = 0; a < 3; a++) {
+        vf ard = vf_xorsign(rd[a], rd[a]); /* |rd| */
+        b->plain = m_and(b->plain, m_and(m_and(vf_gt(ard, vf_set1(0.0f)),
+                                               vf_lt(ard, vf_set1(0x1.fffffep+127f))),
+                                         vf_lt(vf_mul(m, ard), vf_set1(0x1p125f))));
+    }
+    const vf o[3] = {r->ox, r->oy, r->oz};
     const vm neg[3] = {r->negx, r->negy, r->negz};
     vf zero = vf_set1(0.0f);
     b->any_rd0 = b->any_rinf = 0;
@@ -80,38 +97,66 @@ RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
     }
 }
 
-/* rp_ref_slab_wt_entry of the box whose lo and hi of axis a are at
- * lo[a * stride], hi[a * stride], for W rays on [tmin, tmax]; *entry: the
- * range's entry. */
-RP_INLINE vm box_test_at(const vray *r, const vbox_ray *b, const float *blo, const float *bhi,
-                         int stride, vf tmin, vf tmax, vf *entry) {
+/* Whether box_test may take its short form for the lanes live with ranges
+ * [tmin, tmax]: every live lane plain and tmin <= tmax (neither NaN).
+ * Then no slab value is NaN or +-FLT_MAX or infinite (and an axis with rd
+ * 0 or infinite does not occur), so the reference's line test is tn <= tf,
+ * its range test !(tn > tmax) & !(tf < tmin), and the three together are
+ * max(tn, tmin) <= min(tf, tmax); the running max and min start from the
+ * x axis's values instead of -inf and +inf, the same values with no NaN.
+ * The same bits as the long form (rp_check's internal_box_packet checks
+ * both against the reference); a scene traversal keeps tmin <= best, so
+ * it decides once per packet. */
+RP_INLINE int box_fast(const vbox_ray *b, vm live, vf tmin, vf tmax) {
+    vm ok = m_and(b->plain, vf_le(tmin, tmax));
+    return m_bits(m_and(ok, live)) == m_bits(live);
+}
+
+/* The slab values of axis a of the box at blo, bhi (box_test_at): t0 at
+ * the near plane from the near grown origin, t1 at the far plane. */
+RP_INLINE void box_slab(const vray *r, const vbox_ray *b, const float *blo, const float *bhi,
+                        int stride, int a, vf *t0, vf *t1) {
     const vf rd[3] = {r->rdx, r->rdy, r->rdz};
     const vm neg[3] = {r->negx, r->negy, r->negz};
-    vf tn = vf_set1(-INFINITY), tf = vf_set1(INFINITY), t0s[3], t1s[3];
+    vf lo, hi; /* the near plane, the far one */
+    const float *pl = blo + a * stride, *ph = bhi + a * stride;
+    if (b->oct >= 0) {
+        int n = (b->oct >> a) & 1;
+        lo = vf_bcast(n ? ph : pl);
+        hi = vf_bcast(n ? pl : ph);
+    } else {
+        lo = vf_bcast(pl);
+        hi = vf_bcast(ph);
+        vf_cswap(neg[a], &lo, &hi);
+    }
+    *t0 = vf_mul(vf_sub(lo, b->on[a]), rd[a]);
+    *t1 = vf_mul(vf_sub(hi, b->of[a]), rd[a]);
+}
+
+/* rp_ref_slab_wt_entry of the box whose lo and hi of axis a are at
+ * lo[a * stride], hi[a * stride], for W rays on [tmin, tmax]; *entry: the
+ * range's entry; fast: box_fast's answer for these lanes and range. */
+RP_INLINE vm box_test_at(const vray *r, const vbox_ray *b, const float *blo, const float *bhi,
+                         int stride, vf tmin, vf tmax, int fast, vf *entry) {
+    vf t0s[3], t1s[3];
+    for (int a = 0; a < 3; a++)
+        box_slab(r, b, blo, bhi, stride, a, &t0s[a], &t1s[a]);
+    if (fast) { /* no NaN, no infinity, no +-FLT_MAX (box_fast) */
+        vf tn = vf_max(t0s[1], t0s[0]), tf = vf_min(t1s[1], t1s[0]);
+        tn = vf_max(t0s[2], tn);
+        tf = vf_min(t1s[2], tf);
+        /* line & !(tn > tmax) & !(tf < tmin), as tmin <= tmax */
+        *entry = tn;
+        return vf_le(vf_max(tn, tmin), vf_min(tf, tmax));
+    }
+    vf tn = vf_set1(-INFINITY), tf = vf_set1(INFINITY);
     for (int a = 0; a < 3; a++) {
-        vf lo, hi; /* the near plane, the far one */
-        const float *pl = blo + a * stride, *ph = bhi + a * stride;
-        if (b->oct >= 0) {
-            int n = (b->oct >> a) & 1;
-            lo = vf_bcast(n ? ph : pl);
-            hi = vf_bcast(n ? pl : ph);
-        } else {
-            lo = vf_bcast(pl);
-            hi = vf_bcast(ph);
-            vf_cswap(neg[a], &lo, &hi);
-        }
-        vf t0 = vf_sub(lo, b->on[a]);
-        t0 = vf_mul(t0, rd[a]);
-        vf t1 = vf_sub(hi, b->of[a]);
-        t1 = vf_mul(t1, rd[a]);
         if (b->any_rd0) {
-            t0 = vf_select(b->rd0[a], vf_set1(-INFINITY), t0);
-            t1 = vf_select(b->rd0[a], vf_set1(INFINITY), t1);
+            t0s[a] = vf_select(b->rd0[a], vf_set1(-INFINITY), t0s[a]);
+            t1s[a] = vf_select(b->rd0[a], vf_set1(INFINITY), t1s[a]);
         }
-        tn = vf_max(t0, tn);
-        tf = vf_min(t1, tf);
-        t0s[a] = t0;
-        t1s[a] = t1;
+        tn = vf_max(t0s[a], tn);
+        tf = vf_min(t1s[a], tf);
     }
     /* the range [rn, rf]: tn, tf unless a lane's kx or ky has an infinite
      * rd (rare: an axis-parallel ray, or 1 / d overflowing under directed
@@ -137,7 +182,8 @@ RP_INLINE vm box_test_at(const vray *r, const vbox_ray *b, const float *blo, con
 /* rp_ref_slab_wt_entry for child k of nd, W rays; *entry: the range's entry. */
 RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, int k,
                       vf tmax, vf *entry) {
-    return box_test_at(r, b, &nd->lo[0][k], &nd->hi[0][k], RP_BVH_WIDTH, r->tmin, tmax, entry);
+    return box_test_at(r, b, &nd->lo[0][k], &nd->hi[0][k], RP_BVH_WIDTH, r->tmin, tmax, b->fast,
+                       entry);
 }
 
 /* rp_ref_mt_in_box for the triangle at p (9 floats, stride floats apart)
@@ -150,7 +196,7 @@ RP_INLINE vm mt_in_box(const vray *r, const vbox_ray *b, const float *p, int str
         hi[a] = rp_maxf(rp_maxf(x, y), z);
     }
     vf entry;
-    return m_and(vf_eq(t, t), box_test_at(r, b, lo, hi, 1, t, t, &entry));
+    return m_and(vf_eq(t, t), box_test_at(r, b, lo, hi, 1, t, t, 0, &entry));
 }
 
 /* The lanes of a packet whose record a triangle at scene index g with
@@ -202,6 +248,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     wt_uniform(&r, live);
     vbox_ray br;
     box_ray_setup(&r, live, s->bound, &br);
+    br.fast = box_fast(&br, live, r.tmin, r.tmax);
     vf best = vf_select(live, r.tmax, vf_set1(NAN)); /* NaN: a lane out of the game */
     vm nothas0 = closest ? vi_eq(ld_prim_index(hits->prim, i, m), vi_set1(RP_NO_HIT))
                          : m_lanes(0);
@@ -463,6 +510,7 @@ static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float boun
         float b[V_W], e[V_W];
         for (int l = 0; l < V_W; l++)
             b[l] = (size_t)l < w ? best[i0 - i + (size_t)l] : NAN;
+        br.fast = box_fast(&br, live, r.tmin, vf_loadu(b));
         vf ev;
         unsigned h = m_bits(m_and(box_test(&r, &br, nd, k, vf_loadu(b), &ev), live));
         vf_storeu(e, ev);
