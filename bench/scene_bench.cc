@@ -604,7 +604,16 @@ void fail(benchmark::State &state, const std::string &msg) {
     }
 }
 
-rp_status raypack_trace(SceneState &s, Kind k, unsigned flags) {
+// The timed work of a row: raypack_trace, embree_trace and embree_trace16
+// are kept out of line (RPB_TIMED) so that bench/instr.sh can switch
+// callgrind's counting on inside them alone; one call per iteration.
+#if defined(__GNUC__)
+#define RPB_TIMED __attribute__((noinline))
+#else
+#define RPB_TIMED
+#endif
+
+RPB_TIMED rp_status raypack_trace(SceneState &s, Kind k, unsigned flags) {
     rp_status st = RP_OK;
     for (auto &bp : s.rays[k].b) {
         Batch &b = *bp;
@@ -647,7 +656,7 @@ uint64_t raypack_digest(const SceneState &s, Kind k) {
 #ifdef RPB_HAVE_EMBREE
 // rtcIntersect1 / rtcOccluded1 over the same batches; results to out
 // (primID or RP_NO_HIT; 1/0 for shadow).
-void embree_trace(SceneState &s, Kind k, uint32_t *out) {
+RPB_TIMED void embree_trace(SceneState &s, Kind k, uint32_t *out) {
     RTCScene sc = s.emb->scene;
     struct RTCIntersectContext ctx;
     rtcInitIntersectContext(&ctx);
@@ -690,7 +699,7 @@ void embree_trace(SceneState &s, Kind k, uint32_t *out) {
 // The same with rtcIntersect16 / rtcOccluded16 on 16 consecutive rays of a
 // batch (a 16x1 strip of a tile for primary rays; the last packet of a
 // batch masked), with the coherent-rays hint for primary and shadow rays.
-void embree_trace16(SceneState &s, Kind k, uint32_t *out) {
+RPB_TIMED void embree_trace16(SceneState &s, Kind k, uint32_t *out) {
     RTCScene sc = s.emb->scene;
     struct RTCIntersectContext ctx;
     rtcInitIntersectContext(&ctx);
