@@ -146,6 +146,41 @@ static void make_rays(rp_rays *r, const world *w, float scale) {
         abort();
 }
 
+/* Rays from the edge of the float range: one origin coordinate at or near
+ * +-FLT_MAX (or at the 2^125 .. 2^127 limits of the traversals' short node
+ * test, box_fast in src/scene/traverse_simd.h), the others near the
+ * scene, aimed at a point of a triangle (or near the scene).  The grown
+ * origin o +- pad of such a ray may overflow, and 1 / d is tiny: the node
+ * tests must take their long form for it (rp_check seed 2 found a short
+ * form that did not, and read an empty child out of bounds). */
+static void make_rays_far(rp_rays *r, const world *w, float scale) {
+    static const float edge[] = {0x1.fffffep+127f, 0x1.fffffcp+127f, 0x1p127f, 0x1.fffffep+126f,
+                                 0x1p126f,         0x1p125f,         1e36f,    0x1.fffffep+124f};
+    make_rays(r, w, scale);
+    for (size_t i = 0; i < r->n; i++) {
+        float *o[3] = {&r->ox[i], &r->oy[i], &r->oz[i]};
+        float *d[3] = {&r->dx[i], &r->dy[i], &r->dz[i]};
+        int a = (int)(rnd() % 3);
+        float p[3]; /* the point the ray was aimed at */
+        for (int k = 0; k < 3; k++)
+            p[k] = *o[k] + *d[k];
+        float e = edge[rnd() % (sizeof edge / sizeof edge[0])];
+        *o[a] = rnd() % 2 ? e : -e;
+        for (int k = 0; k < 3; k++)
+            *d[k] = p[k] - *o[k]; /* may round to +-FLT_MAX; never inf: |p| is small */
+        /* half of them with large d on the other axes too (2^3 .. 2^99), so
+         * that every 1 / d is small and the ray is plain but for its
+         * overflowing grown origin: they miss, and walk the tree */
+        if (rnd() % 2)
+            for (int k = 0; k < 3; k++)
+                if (k != a)
+                    *d[k] = (rnd() % 2 ? 1.0f : -1.0f) * ldexpf(1.0f, 3 + (int)(rnd() % 97));
+        r->tmax[i] = INFINITY;
+    }
+    if (rp_rays_prepare(r) != RP_OK)
+        abort();
+}
+
 typedef struct result {
     rp_rays r;
     rp_hits h;
@@ -271,14 +306,15 @@ static void prefill(result *x, const rp_rays *src) {
     }
 }
 
-static void run_case(const char *name, size_t ntris, size_t nrays, float scale, float size,
-                     int style, size_t *mt_diffs, size_t *mt_lanes) {
+static void run_case_rays(const char *name, size_t ntris, size_t nrays, float scale, float size,
+                          int style, size_t *mt_diffs, size_t *mt_lanes,
+                          void (*mk)(rp_rays *, const world *, float)) {
     world w;
     make_world(&w, ntris, scale, size, style);
     rp_rays rays;
     if (rp_rays_alloc(nrays, &rays))
         abort();
-    make_rays(&rays, &w, scale);
+    mk(&rays, &w, scale);
     static const unsigned fl[4] = {RP_WATERTIGHT, RP_WATERTIGHT | RP_CULL_BACKFACE, 0,
                                    RP_CULL_BACKFACE};
     for (int f = 0; f < 4; f++) {
@@ -289,6 +325,13 @@ static void run_case(const char *name, size_t ntris, size_t nrays, float scale, 
                 prefill(&a, &rays);
             rp_set_isa(RP_ISA_SCALAR);
             brute(&w, &a, fl[f]);
+            if (mk == make_rays_far && f == 0 && !pre) { /* not a test of misses only */
+                size_t hit = 0;
+                for (size_t i = 0; i < nrays; i++)
+                    hit += a.h.prim[i] != RP_NO_HIT;
+                tap_ok(hit >= nrays / 20, "%s: %zu of %zu rays hit (brute force, watertight)",
+                       name, hit, nrays);
+            }
             result am; /* Moller-Trumbore: brute force by the scene's rule */
             result_init(&am, &rays);
             if (pre)
@@ -335,6 +378,11 @@ static void run_case(const char *name, size_t ntris, size_t nrays, float scale, 
     }
     rp_rays_free(&rays);
     free_world(&w);
+}
+
+static void run_case(const char *name, size_t ntris, size_t nrays, float scale, float size,
+                     int style, size_t *mt_diffs, size_t *mt_lanes) {
+    run_case_rays(name, ntris, nrays, scale, size, style, mt_diffs, mt_lanes, make_rays);
 }
 
 #define TREE_HASH 0x09ec61d9c98775beull
@@ -497,6 +545,8 @@ int main(void) {
     run_case("huge coordinates", 500, 300, 1e30f, 0.1e30f, 1, &mt_diffs, &mt_lanes);
     run_case("tiny coordinates", 500, 300, 1e-30f, 0.1e-30f, 1, &mt_diffs, &mt_lanes);
     run_case("small, far from the origin", 500, 300, 1000.0f, 0.05f, 1, &mt_diffs, &mt_lanes);
+    run_case_rays("origins at the float limits", 300, 300, 1.0f, 0.2f, 1, &mt_diffs, &mt_lanes,
+                  make_rays_far);
     tap_diag("moller-trumbore: %zu of %zu lanes differ from plain brute force (hits outside "
              "their triangle's box, which the scene drops: reported, not asserted)",
              mt_diffs, mt_lanes);
