@@ -17,7 +17,7 @@
 # cuts instructions still needs its timed rows, alternated, to be called
 # faster.  BUILD_DIR (default build) holds a release rp_bench; each row
 # runs under callgrind for about 10-60 s (the larger meshes longer).
-# Needs valgrind (apt-get install valgrind; 3.19 runs AVX2, not AVX-512:
+# Needs valgrind and python3 (apt-get install valgrind python3; valgrind 3.19 runs AVX2, not AVX-512:
 # the avx512 rows cannot be counted with it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
