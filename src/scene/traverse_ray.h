@@ -296,8 +296,7 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
             int l = __builtin_ctz(c);
             c &= c - 1u;
             size_t slot = ((size_t)first + j / RP_TRI_BLOCK) * RP_TRI_BLOCK + (size_t)l;
-            rp_triangle tri;
-            rp_scene_tri(s, slot, &tri);
+            rp_triangle tri; /* (watertight: only once t is accepted) */
             float t;
             if (wt) {
                 float v[9];
@@ -305,6 +304,7 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
                     v[k] = b->v[q->row[k]][l];
                 t = rp_ref_wt_t_frame(&q->r, &q->w, v, q->fo, q->fd, q->frd2);
             } else {
+                rp_scene_tri(s, slot, &tri);
                 rp_tri_eval e = rp_ref_tri_eval(&q->r, &tri, flags);
                 if (!e.candidate)
                     continue;
@@ -315,6 +315,7 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
             if (!((t >= q->r.tmin) & (t <= q->r.tmax) & ((t < q->r.tmax) | tie_ok)))
                 continue;
             if (wt) {
+                rp_scene_tri(s, slot, &tri);
                 if (!rp_ref_wt_eval(&q->r, &q->w, &tri, flags).candidate)
                     continue;
             } else if (!rp_ref_mt_in_box(&q->r, &q->w, &tri, q->pad, t)) {
