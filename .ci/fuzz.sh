@@ -32,9 +32,11 @@ fi
 [ -n "$CLANG" ] || { echo "fuzz: clang not found (apt-get install clang-14 libclang-rt-14-dev)"; exit 1; }
 t0=$SECONDS
 
-opts=(-Doptimization=1 -Ddebug=true -Db_sanitize=address,undefined -Db_lundef=false
+opts=(-Doptimization=1 -Ddebug=true -Db_ndebug=false -Db_sanitize=address,undefined -Db_lundef=false
       "-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer")
 
+# (b_ndebug=false: the project defaults to buildtype=release, whose
+# b_ndebug=if-release would define NDEBUG and drop the asserts)
 rp_configure fuzz "$BUILD" "$CLANG" "${opts[@]}"
 # (the list in a variable first: with pipefail, grep -q closing the pipe
 # early makes ninja die of SIGPIPE and the test fail at random)

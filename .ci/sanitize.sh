@@ -32,9 +32,11 @@ if [[ "$("$CC" --version 2>/dev/null)" != *clang* ]]; then
 fi
 # b_lundef=false: clang links the sanitizer runtimes into executables only,
 # so the shared library has undefined __asan_* symbols until then.
-opts=(-Doptimization=1 -Ddebug=true -Db_sanitize=address,undefined -Db_lundef=false
+opts=(-Doptimization=1 -Ddebug=true -Db_ndebug=false -Db_sanitize=address,undefined -Db_lundef=false
       "-Dc_args=$cargs")
 
+# (b_ndebug=false: the project defaults to buildtype=release, whose
+# b_ndebug=if-release would define NDEBUG and drop the asserts)
 rp_configure sanitize "$BUILD" "$CC" "${opts[@]}"
 echo "sanitize: building"
 ninja -C "$BUILD" -j2 | tail -3
