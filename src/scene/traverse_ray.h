@@ -207,12 +207,16 @@ RP_INLINE unsigned qray_node(const qray *q, const rp_bvh_node *nd, float best,
 
 /* The lanes of block b (of which the first n are the leaf's) that may hold
  * a hit in [tmin, best]: the edge functions' signs and the kz range. */
-RP_INLINE unsigned qray_block(const qray *q, const rp_tri4 *b, unsigned n, float best) {
+RP_INLINE unsigned qray_block_k(const qray *q, const rp_tri4 *b, unsigned n, float best,
+                                const int kz) {
+    /* kz (the ray's, q->w.kz) a constant here: q->row's rows are then
+     * constant offsets into the block (qray_block) */
+    const int kx = kz == 2 ? 0 : kz + 1, ky = kx == 2 ? 0 : kx + 1;
     vq xy[6], z[3];
     for (int k = 0; k < 3; k++) { /* rp_ref_wt_vertex */
-        vq qx = q_sub(q_load(b->v[q->row[3 * k + 0]]), q->wo[0]);
-        vq qy = q_sub(q_load(b->v[q->row[3 * k + 1]]), q->wo[1]);
-        z[k] = q_sub(q_load(b->v[q->row[3 * k + 2]]), q->wo[2]);
+        vq qx = q_sub(q_load(b->v[3 * k + kx]), q->wo[0]);
+        vq qy = q_sub(q_load(b->v[3 * k + ky]), q->wo[1]);
+        z[k] = q_sub(q_load(b->v[3 * k + kz]), q->wo[2]);
         xy[2 * k] = q_sub(qx, q_mul(q->wsx, z[k]));
         xy[2 * k + 1] = q_sub(qy, q_mul(q->wsy, z[k]));
     }
@@ -231,6 +235,20 @@ RP_INLINE unsigned qray_block(const qray *q, const rp_tri4 *b, unsigned n, float
     lo = q_min(z2, lo);
     hi = q_max(z2, hi);
     return c & ~q_bits(q_or(q_gt(lo, q_set1(best)), q_lt(hi, q_set1(q->r.tmin))));
+}
+
+/* qray_block_k for the ray's kz: one copy per frame, each loading the
+ * block's rows at fixed offsets instead of looking up q->row (AVX2, bunny,
+ * bench/instr.sh: 1.1% fewer instructions per diffuse ray, 1.2% shadow). */
+RP_INLINE unsigned qray_block(const qray *q, const rp_tri4 *b, unsigned n, float best) {
+    switch (q->w.kz) {
+    case 0:
+        return qray_block_k(q, b, n, best, 0);
+    case 1:
+        return qray_block_k(q, b, n, best, 1);
+    default:
+        return qray_block_k(q, b, n, best, 2);
+    }
 }
 
 /* The lanes of block b (of which the first n are the leaf's) inside their
@@ -284,7 +302,7 @@ typedef struct qbest {
  * then the rest of the decision.  Watertight: the t of rp_ref_wt_t_frame
  * does not depend on the 2D decision, so on a bounce ray the origin's own
  * triangle (t near 0 < tmin) is dropped before rp_ref_wt_eval; Moller-
- * Trumbore: rp_ref_tri_eval decides and gives t, rp_ref_mt_in_box last. */
+ * Trumbore: rp_ref_tri_eval decides and gives t, then rp_ref_mt_in_box. */
 RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t count,
                         unsigned flags, int closest, qbest *bb) {
     int wt = (flags & RP_WATERTIGHT) != 0;
@@ -296,7 +314,7 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
             int l = __builtin_ctz(c);
             c &= c - 1u;
             size_t slot = ((size_t)first + j / RP_TRI_BLOCK) * RP_TRI_BLOCK + (size_t)l;
-            rp_triangle tri; /* (watertight: only once t is accepted) */
+            rp_triangle tri; /* watertight: copied out only once t is accepted */
             float t;
             if (wt) {
                 float v[9];
@@ -309,6 +327,8 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
                 if (!e.candidate)
                     continue;
                 t = rp_ref_tri_t(&e);
+                if (!rp_ref_mt_in_box(&q->r, &q->w, &tri, q->pad, t))
+                    continue;
             }
             uint32_t g = b->index[l];
             int tie_ok = !closest || (bb->g != RP_NO_HIT ? g < bb->g : !bb->has);
@@ -318,8 +338,6 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
                 rp_scene_tri(s, slot, &tri);
                 if (!rp_ref_wt_eval(&q->r, &q->w, &tri, flags).candidate)
                     continue;
-            } else if (!rp_ref_mt_in_box(&q->r, &q->w, &tri, q->pad, t)) {
-                continue;
             }
             if (!closest)
                 return 1;
