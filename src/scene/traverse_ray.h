@@ -86,7 +86,11 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
         q->md[a] = q_set1(d[a]);
     }
     const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
-    q->loose = q->rloose = 0;
+    /* plain: every rd finite, nonzero, below FLT_MAX in magnitude, m =
+     * max |o| + bound below 2^127 and m * |rd| < 2^125 (vbox_ray's plain
+     * in traverse_simd.h) */
+    float m = rp_maxf(fabsf(o[2]), rp_maxf(fabsf(o[1]), fabsf(o[0]))) + bound;
+    unsigned loose = 0, rloose = 0, plain = m < 0x1p127f;
     for (int a = 0; a < 3; a++) { /* the box test: world axes, the reference's order */
         int neg = rd[a] < 0.0f;
         /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane */
@@ -95,12 +99,20 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
         q->rd[a] = n_set1(rd[a]);
         q->nearoff[a] = (neg ? 3 + a : a) * RP_BVH_WIDTH;
         q->faroff[a] = (neg ? a : 3 + a) * RP_BVH_WIDTH;
-        if ((!(rd[a] < 0.0f) && !(rd[a] > 0.0f)) || fabsf(rd[a]) == 0x1.fffffep+127f)
-            q->loose |= 1u << a;
+        /* without branches: loose where rd is 0, NaN or +-FLT_MAX (not
+         * rd < 0 and not rd > 0 is not |rd| > 0); bounding as
+         * rp_ref_wt_bounding */
+        float ard = fabsf(rd[a]);
+        unsigned lz = (unsigned)!(ard > 0.0f) | (unsigned)(ard == 0x1.fffffep+127f);
+        unsigned bd = (unsigned)(ard > 0.0f) & (unsigned)(ard < 0x1.fffffep+127f);
+        loose |= lz << a;
         /* rp_ref_slab_wt_steps' range: kz, and kx, ky where rp_ref_wt_bounding */
-        if (a == q->w.kz ? ((q->loose >> a) & 1u) : !rp_ref_wt_bounding(rd[a]))
-            q->rloose |= 1u << a;
+        rloose |= (a == q->w.kz ? lz : !bd) << a;
+        plain &= bd & (unsigned)(m * ard < 0x1p125f);
     }
+    q->loose = loose;
+    q->rloose = rloose;
+    q->plain = (int)plain;
     for (int i = 0; i < 3; i++) { /* the triangle tests: the ray's frame */
         int a = ax[i];
         q->wo[i] = q_set1(o[a]);
@@ -108,15 +120,6 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
         q->fd[i] = d[a];
         if (i < 2)
             q->frd2[i] = rd[a];
-    }
-    /* plain: every rd finite, nonzero, below FLT_MAX in magnitude, m =
-     * max |o| + bound below 2^127 and m * |rd| < 2^125 (vbox_ray's plain
-     * in traverse_simd.h) */
-    float m = rp_maxf(fabsf(o[2]), rp_maxf(fabsf(o[1]), fabsf(o[0]))) + bound;
-    q->plain = m < 0x1p127f;
-    for (int a = 0; a < 3; a++) {
-        float ard = fabsf(rd[a]);
-        q->plain &= (ard > 0.0f) & (ard < 0x1.fffffep+127f) & (m * ard < 0x1p125f);
     }
     q->wsx = q_set1(q->w.sx);
     q->wsy = q_set1(q->w.sy);
