@@ -129,16 +129,23 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
             q->row[3 * k + a] = 3 * k + ax[a];
 }
 
+/* The six slab values of a node's children: near and far planes, x, y, z. */
+RP_INLINE void qray_slabs(const qray *q, const float *base, vn t0[3], vn t1[3]) {
+    for (int a = 0; a < 3; a++) {
+        t0[a] = n_mul(n_sub(n_load(base + q->nearoff[a]), q->on[a]), q->rd[a]);
+        t1[a] = n_mul(n_sub(n_load(base + q->faroff[a]), q->of[a]), q->rd[a]);
+    }
+}
+
 /* The children of nd that may hold a hit in [tmin, best]: a bit per child;
  * ent[k]: child k's range entry (rn). */
 RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *child,
                               float best, float *ent) {
     vn t0[3], t1[3];
-    for (int a = 0; a < 3; a++) {
-        t0[a] = n_mul(n_sub(n_load(base + q->nearoff[a]), q->on[a]), q->rd[a]);
-        t1[a] = n_mul(n_sub(n_load(base + q->faroff[a]), q->of[a]), q->rd[a]);
-    }
+    /* (the slab values are computed inside each branch: computed before
+     * it, gcc kept all six for both paths and spilled them to the stack) */
     if (q->plain & (q->r.tmin <= best)) {
+        qray_slabs(q, base, t0, t1);
         /* box_fast's short form (traverse_simd.h): no NaN, no infinity, no
          * +-FLT_MAX in any slab value, tmin <= best.  An empty child's
          * inverted box (lo +inf, hi -inf) gives tn = +inf, tf = -inf on
@@ -152,6 +159,7 @@ RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *
         return n_bits(n_and(n_le(n_max(tn, n_set1(q->r.tmin)), n_min(tf, n_set1(best))),
                             n_eq(ch, ch)));
     }
+    qray_slabs(q, base, t0, t1);
     if (q->loose) /* rare: a flushed or saturated 1 / d, or a NaN component */
         for (int a = 0; a < 3; a++)
             if ((q->loose >> a) & 1u) {
