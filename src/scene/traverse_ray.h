@@ -439,8 +439,18 @@ RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned fla
             }
             /* two or more: by entry, nearest first (equal entries keep
              * child order) */
-            int kid[RP_BVH_WIDTH], n = 1;
-            kid[0] = k;
+            int k2 = __builtin_ctz(h);
+            h &= h - 1u;
+            int near = ent[k2] < ent[k] ? k2 : k, far = near == k ? k2 : k;
+            if (!h) { /* two, the most common case: the far one pushed */
+                rp_scene_prefetch(s, nd->child[far], nd->count[far]);
+                stack[sp++] = (qentry){nd->child[far], nd->count[far], ent[far]};
+                e = (qentry){nd->child[near], nd->count[near], ent[near]};
+                continue;
+            }
+            int kid[RP_BVH_WIDTH], n = 2;
+            kid[0] = near;
+            kid[1] = far;
             while (h) {
                 k = __builtin_ctz(h);
                 h &= h - 1u;
