@@ -163,6 +163,7 @@ static inline void q_store(float *p, vq a) { vf_storeu(p, a); }
 static inline vq q_add(vq a, vq b) { return vf_add(a, b); }
 static inline vq q_sub(vq a, vq b) { return vf_sub(a, b); }
 static inline vq q_mul(vq a, vq b) { return vf_mul(a, b); }
+static inline vq q_abs(vq a) { return vf_xorsign(a, a); } /* fabsf */
 static inline vq q_min(vq a, vq b) { return vf_min(a, b); }
 static inline vq q_max(vq a, vq b) { return vf_max(a, b); }
 static inline vq q_lt(vq a, vq b) { return simde_vreinterpretq_f32_u32(vf_lt(a, b)); }

@@ -90,7 +90,6 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
      * max |o| + bound below 2^127 and m * |rd| < 2^125 (vbox_ray's plain
      * in traverse_simd.h) */
     float m = rp_maxf(fabsf(o[2]), rp_maxf(fabsf(o[1]), fabsf(o[0]))) + bound;
-    unsigned loose = 0, rloose = 0, plain = m < 0x1p127f;
     for (int a = 0; a < 3; a++) { /* the box test: world axes, the reference's order */
         int neg = rd[a] < 0.0f;
         /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane */
@@ -99,20 +98,21 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
         q->rd[a] = n_set1(rd[a]);
         q->nearoff[a] = (neg ? 3 + a : a) * RP_BVH_WIDTH;
         q->faroff[a] = (neg ? a : 3 + a) * RP_BVH_WIDTH;
-        /* without branches: loose where rd is 0, NaN or +-FLT_MAX (not
-         * rd < 0 and not rd > 0 is not |rd| > 0); bounding as
-         * rp_ref_wt_bounding */
-        float ard = fabsf(rd[a]);
-        unsigned lz = (unsigned)!(ard > 0.0f) | (unsigned)(ard == 0x1.fffffep+127f);
-        unsigned bd = (unsigned)(ard > 0.0f) & (unsigned)(ard < 0x1.fffffep+127f);
-        loose |= lz << a;
-        /* rp_ref_slab_wt_steps' range: kz, and kx, ky where rp_ref_wt_bounding */
-        rloose |= (a == q->w.kz ? lz : !bd) << a;
-        plain &= bd & (unsigned)(m * ard < 0x1p125f);
     }
-    q->loose = loose;
-    q->rloose = rloose;
-    q->plain = (int)plain;
+    /* The flags, the three axes in the lanes of one vector (lane 3 unused):
+     * loose where |rd| is not > 0 (0 or NaN: not rd < 0 and not rd > 0)
+     * or is FLT_MAX; bounding as rp_ref_wt_bounding; the range
+     * (rp_ref_slab_wt_steps): kz's loose bit, kx's and ky's not bounding */
+    _Alignas(16) float rv[4] = {rd[0], rd[1], rd[2], 1.0f};
+    vq ard = q_abs(q_load(rv));
+    unsigned pos = q_bits(q_gt(ard, q_set1(0.0f)));
+    unsigned big = q_bits(q_eq(ard, q_set1(0x1.fffffep+127f)));
+    unsigned fin = q_bits(q_lt(ard, q_set1(0x1.fffffep+127f)));
+    unsigned small = q_bits(q_lt(q_mul(q_set1(m), ard), q_set1(0x1p125f)));
+    unsigned lz = (~pos | big) & 7u, bd = pos & fin & 7u, kzb = 1u << q->w.kz;
+    q->loose = lz;
+    q->rloose = (lz & kzb) | (~bd & 7u & ~kzb);
+    q->plain = (m < 0x1p127f) & ((bd & small & 7u) == 7u);
     for (int i = 0; i < 3; i++) { /* the triangle tests: the ray's frame */
         int a = ax[i];
         q->wo[i] = q_set1(o[a]);

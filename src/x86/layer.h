@@ -108,6 +108,7 @@ static inline void q_store(float *p, vq a) { simde_mm_storeu_ps(p, a); }
 static inline vq q_add(vq a, vq b) { return simde_mm_add_ps(a, b); }
 static inline vq q_sub(vq a, vq b) { return simde_mm_sub_ps(a, b); }
 static inline vq q_mul(vq a, vq b) { return simde_mm_mul_ps(a, b); }
+static inline vq q_abs(vq a) { return simde_mm_andnot_ps(simde_mm_set1_ps(-0.0f), a); } /* fabsf */
 static inline vq q_min(vq a, vq b) { return simde_mm_min_ps(a, b); } /* rp_minf */
 static inline vq q_max(vq a, vq b) { return simde_mm_max_ps(a, b); } /* rp_maxf */
 static inline vq q_lt(vq a, vq b) { return simde_mm_cmplt_ps(a, b); }
