@@ -2,14 +2,14 @@
 # .ci/fuzz.sh - differential fuzzing with libFuzzer: every runnable variant
 # against the scalar reference, bit for bit (tests/fuzz/rp_fuzz.c).
 #
-# Builds build-fuzz/ with clang at -O1 -g (half the compile time of -O2
-# under the sanitizers): the whole library with ASan + UBSan and
-# -fsanitize=fuzzer-no-link (coverage feedback from inside the kernels, and
-# ASan reports for a vector tail that reads past an array), rp_fuzz itself
-# with -fsanitize=fuzzer,address,undefined.  Then replays the seed corpus
-# and the regression inputs, and fuzzes for FUZZ_SECONDS (default 60)
-# starting from a copy of the corpus.  A failing input is saved under
-# build-fuzz/artifacts/; copy it to tests/fuzz/regressions/ once fixed.
+# Uses build-asan/, the one ASan + UBSan build (.ci/lib.sh,
+# rp_asan_configure; .ci/sanitize.sh runs the test suite in it): clang at
+# -O1 -g, the whole library with -fsanitize=fuzzer-no-link (coverage
+# feedback from inside the kernels, and ASan reports for a vector tail that
+# reads past an array), rp_fuzz itself with -fsanitize=fuzzer,address,undefined.
+# Then replays the seed corpus and the regression inputs, and fuzzes for
+# FUZZ_SECONDS (default 60) starting from a copy of the corpus.  A failing input is saved under
+# build-asan/artifacts/; copy it to tests/fuzz/regressions/ once fixed.
 #
 # Environment: FUZZ_SECONDS (default 60), FUZZ_JOBS (parallel fuzzing
 # processes, default 1), FUZZ_ARGS (extra libFuzzer flags), RP_MESON_ARGS
@@ -22,22 +22,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/lib.sh
 
-BUILD=build-fuzz
 SECONDS_TO_FUZZ=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-1}
-CLANG=${CC:-}
-if [ -z "$CLANG" ] || [[ "$("$CLANG" --version 2>/dev/null)" != *clang* ]]; then
-  CLANG=$(command -v clang || command -v clang-14 || true)
-fi
-[ -n "$CLANG" ] || { echo "fuzz: clang not found (apt-get install clang-14 libclang-rt-14-dev)"; exit 1; }
 t0=$SECONDS
+rp_asan_configure fuzz
+BUILD=$ASAN_BUILD
+CLANG=$ASAN_CC
 
-opts=(-Doptimization=1 -Ddebug=true -Db_ndebug=false -Db_sanitize=address,undefined -Db_lundef=false
-      "-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer")
-
-# (b_ndebug=false: the project defaults to buildtype=release, whose
-# b_ndebug=if-release would define NDEBUG and drop the asserts)
-rp_configure fuzz "$BUILD" "$CLANG" "${opts[@]}"
 # (the list in a variable first: with pipefail, grep -q closing the pipe
 # early makes ninja die of SIGPIPE and the test fail at random)
 targets=$(ninja -C "$BUILD" -t targets all)

@@ -2,42 +2,28 @@
 # .ci/sanitize.sh - the whole test suite under AddressSanitizer and
 # UndefinedBehaviorSanitizer, halting at the first report.
 #
-# Builds build-sanitize/ (gcc by default; CC=clang works too) at -O1 -g
-# (the level ASan's authors advise; -O2 took twice as long to compile the
-# kernels under the sanitizers: 93 s against 47 s for the AVX2 file on a
-# Zen 3) with -Db_sanitize=address,undefined, -fno-sanitize-recover=all and, for gcc,
-# -fsanitize=float-cast-overflow (clang's "undefined" already has it), then
+# Builds build-asan/ (.ci/lib.sh, rp_asan_configure: clang at -O1 -g with
+# -Db_sanitize=address,undefined, -fno-sanitize-recover=all and libFuzzer's
+# coverage instrumentation; .ci/fuzz.sh then fuzzes the same build), then
 # runs every `meson test` suite: unit and API-misuse tests, rp_check over
 # every runnable variant, the fuzz corpus replay, the threads test and the
 # example's smoke run.  Any ASan/UBSan report aborts its test, and the
-# script exits non-zero.
+# script exits non-zero.  (clang's "undefined" includes float-cast-overflow,
+# which gcc's does not; gcc builds the native, -O0, memcheck and tsan stages.)
 #
-# Environment: CC, RP_MESON_ARGS (extra meson options), RP_TEST_ARGS
-# (extra `meson test` arguments, e.g. "--suite unit").
+# Environment: CC (a clang; any other compiler is passed over for the
+# clang on PATH), RP_MESON_ARGS (extra meson options), RP_TEST_ARGS (extra
+# `meson test` arguments, e.g. "--suite unit").
 #
-# apt packages: gcc (build-essential; libasan8 and libubsan1 come with
-#   gcc-12), meson, ninja-build, libsimde-dev, python3; with CC=clang:
-#   clang-14 and libclang-rt-14-dev.
+# apt packages: clang-14, libclang-rt-14-dev (the sanitizer runtimes), meson,
+#   ninja-build, libsimde-dev, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/lib.sh
 
-BUILD=build-sanitize
-CC=${CC:-gcc}
 t0=$SECONDS
-
-cargs="-fno-sanitize-recover=all -fno-omit-frame-pointer"
-if [[ "$("$CC" --version 2>/dev/null)" != *clang* ]]; then
-  cargs="$cargs -fsanitize=float-cast-overflow"
-fi
-# b_lundef=false: clang links the sanitizer runtimes into executables only,
-# so the shared library has undefined __asan_* symbols until then.
-opts=(-Doptimization=1 -Ddebug=true -Db_ndebug=false -Db_sanitize=address,undefined -Db_lundef=false
-      "-Dc_args=$cargs")
-
-# (b_ndebug=false: the project defaults to buildtype=release, whose
-# b_ndebug=if-release would define NDEBUG and drop the asserts)
-rp_configure sanitize "$BUILD" "$CC" "${opts[@]}"
+rp_asan_configure sanitize
+BUILD=$ASAN_BUILD
 echo "sanitize: building"
 ninja -C "$BUILD" -j2 | tail -3
 
