@@ -169,6 +169,102 @@ typedef struct ncase {
     float best[40];
 } ncase;
 
+/* The reference's slab values of ray i (best inf) for child k of nd. */
+static void node_steps(const ncase *c, size_t i, int k, rp_slab_wt_steps *st) {
+    rp_ray1 q = iray1(&c->rays, i, INFINITY);
+    rp_wt_ray w = rp_ref_wt_setup(&q);
+    rp_aabb b = {{c->nd.lo[0][k], c->nd.lo[1][k], c->nd.lo[2][k]},
+                 {c->nd.hi[0][k], c->nd.hi[1][k], c->nd.hi[2][k]}};
+    rp_ref_slab_wt_steps(&q, &w, &b, rp_ref_wt_pad(&q, c->bound), st);
+}
+
+/* A node at the float limit (one node case in four): rays from the origin
+ * or near it, |d| a power of two near 2^-100 (|rd| near 2^100, exact), and
+ * boxes out where a slab value (b - o) * rd reaches FLT_MAX or overflows.
+ * Per child and axis: a box well inside, a near plane past the limit (inf,
+ * or FLT_MAX where the rounding saturates), or a far plane stepped until the
+ * reference's value for it is FLT_MAX exactly (under ray 0).  max |o| +
+ * bound times |rd| is then past 2^125, where the variants must take their
+ * full node test: the reference lets a box pass (its line test) whose far
+ * plane gives FLT_MAX, as a saturated overflow it cannot tell from a larger
+ * value, even when another axis's near plane gave inf, and a short test
+ * that only asks tn <= tf would drop it.  Before this case no test failed
+ * when the 2^125 condition was dropped from the variants' plain rays. */
+static void node_at_limit(irng *r, ncase *c, size_t n) {
+    int e[3];
+    float sg[3];
+    for (int a = 0; a < 3; a++) {
+        e[a] = 98 + (int)ibelow(r, 5);
+        sg[a] = ibelow(r, 2) ? -1.0f : 1.0f;
+    }
+    for (size_t i = 0; i < n; i++) {
+        float o[3], d[3];
+        for (int a = 0; a < 3; a++) {
+            o[a] = ibelow(r, 2) ? 0.0f : irange(r, -1.0f, 1.0f);
+            d[a] = sg[a] * ldexpf(1.0f, -e[a]);
+        }
+        c->rays.ox[i] = o[0];
+        c->rays.oy[i] = o[1];
+        c->rays.oz[i] = o[2];
+        c->rays.dx[i] = d[0];
+        c->rays.dy[i] = d[1];
+        c->rays.dz[i] = d[2];
+        c->rays.tmin[i] = 0.0f;
+        c->rays.tmax[i] = INFINITY;
+    }
+    rp_rays all = c->rays;
+    all.n = 40;
+    if (rp_rays_prepare(&all) != RP_OK)
+        abort();
+    int mode[RP_BVH_WIDTH][3];
+    float m = 0.0f;
+    for (int k = 0; k < RP_BVH_WIDTH; k++) {
+        if (c->nd.child[k] == RP_NO_HIT)
+            continue;
+        for (int a = 0; a < 3; a++) {
+            float lim = ldexpf(0x1.fffffep+127f, -e[a]); /* (b - o) * rd = FLT_MAX */
+            float lo, hi;
+            mode[k][a] = (int)ibelow(r, 3);
+            if (mode[k][a] == 0) {
+                lo = lim * irange(r, 0.1f, 0.6f);
+                hi = lim * irange(r, 0.6f, 0.99f);
+            } else if (mode[k][a] == 1) {
+                lo = lim * irange(r, 1.0f, 1.5f);
+                lo = nextafterf(lo, INFINITY);
+                hi = lo * irange(r, 1.0f, 1.2f);
+            } else {
+                lo = lim * irange(r, 0.1f, 0.9f);
+                hi = lim;
+            }
+            /* along the ray: the box on the side the direction points to */
+            c->nd.lo[a][k] = sg[a] > 0.0f ? lo : -hi;
+            c->nd.hi[a][k] = sg[a] > 0.0f ? hi : -lo;
+            m = maxabs3((const float[3]){lo, hi, 0.0f}, m);
+        }
+    }
+    c->bound = m * 1.25f; /* still a bound after the steps below */
+    for (int k = 0; k < RP_BVH_WIDTH; k++) {
+        if (c->nd.child[k] == RP_NO_HIT)
+            continue;
+        for (int a = 0; a < 3; a++) {
+            if (mode[k][a] != 2)
+                continue;
+            /* the far plane: hi along +d, lo along -d; step it by one float
+             * until the reference's far value is FLT_MAX (a few steps: the
+             * pad and the rounding move it by some units in the last place) */
+            float *far = sg[a] > 0.0f ? &c->nd.hi[a][k] : &c->nd.lo[a][k];
+            for (int step = 0; step < 64; step++) {
+                rp_slab_wt_steps st;
+                node_steps(c, 0, k, &st);
+                if (st.t1[a] == 0x1.fffffep+127f)
+                    break;
+                int outward = st.t1[a] < 0x1.fffffep+127f; /* farther along d */
+                *far = nextafterf(*far, (outward == (sg[a] > 0.0f)) ? INFINITY : -INFINITY);
+            }
+        }
+    }
+}
+
 static void gen_node(irng *r, ncase *c, size_t n) {
     float s = iscale(r);
     float dsh[3];
@@ -198,6 +294,8 @@ static void gen_node(irng *r, ncase *c, size_t n) {
         }
     }
     c->bound = ibelow(r, 4) == 0 ? m * irange(r, 1.0f, 4.0f) : m;
+    if (ibelow(r, 4) == 0)
+        node_at_limit(r, c, n);
 }
 
 /* The reference for ray i and child k with best t: hit and entry. */
