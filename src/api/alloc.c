@@ -1,6 +1,7 @@
 /*
  * alloc.c - ray batches and hit records: rp_rays_alloc / rp_hits_alloc (one
- * 64-byte-aligned block per batch, every array padded to 16 floats, in the
+ * 64-byte-aligned block per batch, every array padded to an odd number of
+ * 64-byte lines (check.h, rp_padded: the arrays in different L1 sets), in the
  * layout check.h recognises so that later calls check such a batch in
  * O(1)), their frees, rp_rays_prepare (the reciprocal directions, once per
  * batch) and rp_hits_reset.  These are the O(n) entry points: they touch
@@ -17,7 +18,7 @@
 
 /* One 64-byte-aligned block of k arrays of n 4-byte elements each. */
 static rp_status alloc_block(size_t n, int k, void **block, size_t *stride) {
-    if (n > SIZE_MAX - RP_PAD_FLOATS)
+    if (n > SIZE_MAX - 2 * RP_PAD_FLOATS)
         return RP_ERR_COUNT;
     size_t per = rp_padded(n);
     if (per > SIZE_MAX / 4 / (size_t)k)

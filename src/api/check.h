@@ -117,9 +117,15 @@ RP_ALWAYS_INLINE rp_status rp_check_list(const rp_arg *a, size_t n, int fast) {
 
 #define RP_PAD_FLOATS 16 /* 64 bytes */
 
-/* floats per array in a block of rp_rays_alloc / rp_hits_alloc */
+/* floats per array in a block of rp_rays_alloc / rp_hits_alloc: n rounded
+ * up to whole 64-byte lines, and to an odd number of them, so that element
+ * i of the block's arrays lies in a different set of a 4 KB-per-way L1 data
+ * cache for every array (an odd stride in lines is invertible modulo the
+ * 64 sets).  With 4096 rays the stride was 16 KB: ray i's 11 floats all fell
+ * in one 8-way set and evicted each other. */
 static inline size_t rp_padded(size_t n) {
-    return (n + RP_PAD_FLOATS - 1) / RP_PAD_FLOATS * RP_PAD_FLOATS;
+    size_t lines = (n + RP_PAD_FLOATS - 1) / RP_PAD_FLOATS;
+    return (lines | 1u) * RP_PAD_FLOATS;
 }
 
 /* Whether a batch's k arrays are still those the allocator laid out: array

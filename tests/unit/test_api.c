@@ -658,6 +658,42 @@ static void test_alloc(void) {
         tap_ok(memcmp(&r, &keep, sizeof r) == 0 && x[3] == 4, "rp_rays_free of caller arrays only zeroes");
     }
 
+    /* element i of the arrays in different L1 sets: with 64-byte lines and
+     * 4 KB per way (64 sets), array k's element i is in set (k * stride /
+     * 64 + c) mod 64, all different when the stride is an odd number of
+     * lines.  A power-of-two batch padded only to whole lines put ray i's
+     * 11 floats in one 8-way set (16 KB apart for 4096 rays). */
+    {
+        static const size_t sizes[] = {1, 16, 17, 1024, 4096, 4097, 65536};
+        ok = 1;
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            rp_rays q;
+            rp_hits g;
+            if (rp_rays_alloc(sizes[z], &q) != RP_OK || rp_hits_alloc(sizes[z], &g) != RP_OK) {
+                ok = 0;
+                break;
+            }
+            uint64_t seen = 0, seenh = 0;
+            int sets = 0, setsh = 0;
+            for (int k = 0; k < 11; k++) {
+                uint64_t bit = (uint64_t)1 << (((uintptr_t)*ray_field(&q, k) >> 6) & 63u);
+                sets += !(seen & bit);
+                seen |= bit;
+            }
+            const void *ha[7] = {g.t, g.u, g.v, g.prim, g.nx, g.ny, g.nz};
+            for (int k = 0; k < 7; k++) {
+                uint64_t bit = (uint64_t)1 << (((uintptr_t)ha[k] >> 6) & 63u);
+                setsh += !(seenh & bit);
+                seenh |= bit;
+            }
+            ok &= sets == 11 && setsh == 7;
+            rp_rays_free(&q);
+            rp_hits_free(&g);
+        }
+        tap_ok(ok, "rp_rays_alloc, rp_hits_alloc: element i of each array in a different L1 set "
+                   "(n = 1 ... 65536)");
+    }
+
     tap_int(rp_hits_alloc(n, &h), RP_OK, "rp_hits_alloc(37)");
     {
         const void *a[7] = {h.t, h.u, h.v, h.prim, h.nx, h.ny, h.nz};
