@@ -169,12 +169,17 @@ typedef struct ncase {
     float best[40];
 } ncase;
 
+/* Child k's box of nd. */
+static rp_aabb child_box(const rp_bvh_node *nd, int k) {
+    rp_aabb b = {{nd->lo[0][k], nd->lo[1][k], nd->lo[2][k]}, {nd->hi[0][k], nd->hi[1][k], nd->hi[2][k]}};
+    return b;
+}
+
 /* The reference's slab values of ray i (best inf) for child k of nd. */
 static void node_steps(const ncase *c, size_t i, int k, rp_slab_wt_steps *st) {
     rp_ray1 q = iray1(&c->rays, i, INFINITY);
     rp_wt_ray w = rp_ref_wt_setup(&q);
-    rp_aabb b = {{c->nd.lo[0][k], c->nd.lo[1][k], c->nd.lo[2][k]},
-                 {c->nd.hi[0][k], c->nd.hi[1][k], c->nd.hi[2][k]}};
+    rp_aabb b = child_box(&c->nd, k);
     rp_ref_slab_wt_steps(&q, &w, &b, rp_ref_wt_pad(&q, c->bound), st);
 }
 
@@ -304,8 +309,7 @@ static int ref_child(const ncase *c, size_t i, int k, float best, float *entry) 
         return 0;
     rp_ray1 q = iray1(&c->rays, i, best);
     rp_wt_ray w = rp_ref_wt_setup(&q);
-    rp_aabb b = {{c->nd.lo[0][k], c->nd.lo[1][k], c->nd.lo[2][k]},
-                 {c->nd.hi[0][k], c->nd.hi[1][k], c->nd.hi[2][k]}};
+    rp_aabb b = child_box(&c->nd, k);
     return rp_ref_slab_wt_entry(&q, &w, &b, rp_ref_wt_pad(&q, c->bound), entry);
 }
 
@@ -511,11 +515,7 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                             rp_slab_wt_steps st;
                             if (c.nd.child[k] == RP_NO_HIT)
                                 continue;
-                            rp_ray1 q = iray1(&c.rays, i, INFINITY);
-                            rp_wt_ray w = rp_ref_wt_setup(&q);
-                            rp_aabb b = {{c.nd.lo[0][k], c.nd.lo[1][k], c.nd.lo[2][k]},
-                                         {c.nd.hi[0][k], c.nd.hi[1][k], c.nd.hi[2][k]}};
-                            rp_ref_slab_wt_steps(&q, &w, &b, rp_ref_wt_pad(&q, c.bound), &st);
+                            node_steps(&c, i, k, &st);
                             bnd[nb++] = st.rn;
                             bnd[nb++] = st.rf;
                         }
