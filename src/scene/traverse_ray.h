@@ -392,34 +392,33 @@ typedef struct qentry {
     float entry;
 } qentry;
 
-/* Ray i down the tree.  Closest: writes its record (and tmax, mesh) as
- * rp_scene_closest_ref does; any hit: returns 1 when occluded.  The
- * nearest child hit is visited next without the stack (the only one, most
- * often), the others are pushed farthest first; leaves are tested when
- * popped.  (The reference tests a node's leaves before its inner children;
- * the order changes nothing in the result, a minimum.)  stack: room for
- * RP_BVH_WIDTH * s->levels + 1 entries (at most RP_BVH_WIDTH - 1 pushed per
- * level of the path from the root). */
-RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned flags,
-                        rp_hits *hits, uint32_t *mesh, int closest, qentry *stack) {
-    qray q;
-    qray_setup(rays, i, s->bound, &q);
-    qbest bb = {RP_NO_HIT, 0, closest && hits->prim[i] != RP_NO_HIT};
+/* The walk of one ray (set up in q, q->r.tmax its best t so far, bb its
+ * best hit) from the stacked child e down: closest keeps the best in
+ * q->r.tmax and *bb; any hit returns 1 at the first.  The nearest child
+ * hit is visited next without the stack (the only one, most often), the
+ * others are pushed farthest first; leaves are tested when popped.  (The
+ * reference tests a node's leaves before its inner children; the order
+ * changes nothing in the result, a minimum.)  stack: room for RP_BVH_WIDTH
+ * * s->levels + 1 entries (at most RP_BVH_WIDTH - 1 pushed per level of
+ * the path from the root).  scene_ray walks from the root; the packets
+ * (traverse_simd.h) hand it the subtree of a node where one lane is left. */
+RP_INLINE int scene_ray_walk(const rp_scene *s, qray *q, qentry e0, unsigned flags, int closest,
+                             qbest *bb, qentry *stack) {
     size_t sp = 0;
-    stack[sp++] = (qentry){0, 0, -INFINITY};
+    stack[sp++] = e0;
     while (sp) {
         qentry e = stack[--sp];
-        if (e.entry > q.r.tmax)
+        if (e.entry > q->r.tmax)
             continue;
         for (;;) {
             if (e.count) {
-                if (qray_leaf(s, &q, e.child, e.count, flags, closest, &bb))
+                if (qray_leaf(s, q, e.child, e.count, flags, closest, bb))
                     return 1;
                 break;
             }
             const rp_bvh_node *nd = &s->nodes[e.child];
             float ent[RP_BVH_WIDTH];
-            unsigned h = qray_node(&q, nd, q.r.tmax, ent);
+            unsigned h = qray_node(q, nd, q->r.tmax, ent);
             if (!h)
                 break;
             int k = __builtin_ctz(h);
@@ -468,6 +467,19 @@ RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned fla
             e = (qentry){nd->child[kid[0]], nd->count[kid[0]], ent[kid[0]]};
         }
     }
+    return 0;
+}
+
+/* Ray i down the tree from the root.  Closest: writes its record (and
+ * tmax, mesh) as rp_scene_closest_ref does; any hit: returns 1 when
+ * occluded. */
+RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned flags,
+                        rp_hits *hits, uint32_t *mesh, int closest, qentry *stack) {
+    qray q;
+    qray_setup(rays, i, s->bound, &q);
+    qbest bb = {RP_NO_HIT, 0, closest && hits->prim[i] != RP_NO_HIT};
+    if (scene_ray_walk(s, &q, (qentry){0, 0, -INFINITY}, flags, closest, &bb, stack))
+        return 1;
     if (closest)
         qray_finish(s, rays, i, &q, &bb, flags, hits, mesh);
     return 0;

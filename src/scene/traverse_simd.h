@@ -10,6 +10,9 @@
  *     the coherent rays of a camera or of shadows toward one light);
  *   - one ray at a time (traverse_ray.h): lanes over a node's children and
  *     a leaf block's triangles, for incoherent rays.
+ * A packet whose rays' direction signs differ (bounces) hands a node or a
+ * leaf where one lane is left to the one-ray walk (lone_walk); the same
+ * tests either way, so the same results.
  * Packets: a child is entered when the conservative box test of the
  * reference (rp_ref_slab_wt_entry, here for W rays against one broadcast
  * box, the same operations lane by lane) passes for some lane whose best t
@@ -28,6 +31,8 @@
 #include "scene/scene.h"
 
 #define RP_SCENE_STACK 128 /* stack entries on the C stack: trees of up to 15 levels of 8-wide nodes */
+
+#include "scene/traverse_ray.h" /* the one-ray walk, which packets hand lone lanes to */
 
 /* The packet's ray state for the box test: the grown origins (near and far
  * plane of each axis, by the lane's sign: rp_ref_slab_wt_entry). */
@@ -220,7 +225,8 @@ RP_INLINE vm scene_accept(vm c, vf t, vf tmin, vf best, uint32_t g, const uint32
 
 typedef struct pentry {
     uint32_t node;
-    float entry; /* the smallest range entry (rn) over the lanes that hit it */
+    float entry;    /* the smallest range entry (rn) over the lanes that hit it */
+    unsigned lanes; /* the lanes that hit it (bit l: lane l) */
 } pentry;
 
 /* Horizontal minimum of the lanes of m (m not empty): lanes outside m
@@ -233,12 +239,86 @@ RP_INLINE float vf_hmin(vf a, vm m) {
     return vf_hmin_lanes(vf_select(m, a, vf_set1(INFINITY)));
 }
 
+/* The mask of lane l alone. */
+RP_INLINE vm lane_mask(int l) {
+    uint8_t one[V_W] = {0};
+    one[l] = 1;
+    return m_from_bytes(one);
+}
+
+/* The packet's lone-lane walks: qs (V_W rays' set-ups, made when a lane
+ * is first handed over: ready), the lanes whose best hit a walk found
+ * (viaslot; its slot in slot_of), the lanes a walk occluded or gave a new
+ * best (upd). */
+typedef struct lone_walks {
+    qray *qs;
+    unsigned ready, viaslot, upd;
+    size_t slot_of[V_W];
+} lone_walks;
+
+/* Lane l of the packet (ray i + l) alone from the stacked child e (a node,
+ * or a leaf: count > 0) with its best t (lane l of *best) and hit (bg[l];
+ * has: the record held a hit before the call), as scene_ray_walk.
+ * Closest: a new best goes into *best, bg[l] and lw; any hit: returns 1
+ * when occluded.  Out of line: inlined, its walk's registers and stack
+ * weighed on every packet (AVX2, bunny: 43 more instructions per primary
+ * ray, whose packets never hand a lane over). */
+#if defined(__GNUC__)
+#define RP_OUTLINE static __attribute__((noinline))
+#else
+#define RP_OUTLINE static
+#endif
+RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qentry e,
+                        unsigned flags, int closest, vf *best, uint32_t *bg, int has,
+                        lone_walks *lw, qentry *rstack) {
+    qray *q = &lw->qs[l];
+    if (!((lw->ready >> l) & 1u)) {
+        qray_setup(rays, i + (size_t)l, s->bound, q);
+        lw->ready |= 1u << l;
+    }
+    float bt[V_W];
+    vf_storeu(bt, *best);
+    q->r.tmax = bt[l];
+    qbest bb = {bg[l], SIZE_MAX, has};
+    int occ = e.count ? qray_leaf(s, q, e.child, e.count, flags, closest, &bb)
+                      : scene_ray_walk(s, q, e, flags, closest, &bb, rstack);
+    if (!closest) {
+        lw->upd |= (unsigned)occ << l;
+        return occ;
+    }
+    if (bb.slot != SIZE_MAX) { /* a new best */
+        bt[l] = q->r.tmax;
+        *best = vf_loadu(bt);
+        bg[l] = bb.g;
+        lw->slot_of[l] = bb.slot;
+        lw->viaslot |= 1u << l;
+        lw->upd |= 1u << l;
+    }
+    return 0;
+}
+
 /* One packet (rays i .. i+m-1) down the tree.  closest: keep the nearest;
- * else any hit (occluded[]). */
+ * else any hit (occluded[]).  A stacked node carries the lanes that hit
+ * its box; popped, it is walked by those of them still in play (not done,
+ * best t at or beyond its entry).  In a packet whose rays' direction signs
+ * differ (bounces), a node where one lane is left goes to the one-ray walk
+ * (scene_ray_walk, traverse_ray.h) with that lane's best t and hit, its
+ * children eight to a register instead of the ray in one lane of each
+ * child's test: diffuse packets visit more than a quarter of their nodes
+ * with one lane left (README).  The walk keeps its hit as a slot whose u, v
+ * the reference recomputes at the end (qray_finish), the packet as U, V, W;
+ * the same values either way, the reference's.  rstack, qs: the walk's
+ * stack (as scene_ray's) and room for V_W rays' set-ups, made when a lane
+ * is first handed over. */
+RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags, rp_hits *hits,
+                                uint32_t *mesh, uint8_t *occluded, int closest, size_t i,
+                                size_t m, pentry *stack, size_t cap, qentry *rstack, qray *qs,
+                                const vray *r, const vbox_ray *br, vm live, const int lone);
+
 RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                                  unsigned flags, rp_hits *hits, uint32_t *mesh,
                                  uint8_t *occluded, int closest, size_t i, size_t m,
-                                 pentry *stack, size_t cap) {
+                                 pentry *stack, size_t cap, qentry *rstack, qray *qs) {
     vray r;
     ld_rays(rays, i, m, NEED_D | NEED_RD | NEED_WT, &r);
     vm act = ld_active(active, i, m);
@@ -249,7 +329,23 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     vbox_ray br;
     box_ray_setup(&r, live, s->bound, &br);
     br.fast = box_fast(&br, live, r.tmin, r.tmax);
-    vf best = vf_select(live, r.tmax, vf_set1(NAN)); /* NaN: a lane out of the game */
+    /* two copies of the walk: one that hands lone lanes over, one with no
+     * call in its loop (a call there, even never taken, kept the packet's
+     * state out of registers: AVX2, 1.2M triangles, primary rays -10%) */
+    if (br.oct < 0)
+        return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
+                           rstack, qs, &r, &br, live, 1);
+    return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap, rstack,
+                       qs, &r, &br, live, 0);
+}
+
+/* scene_packet's walk, for the packet's rays *r (box set-up *br, lanes
+ * live); lone: hand a lane left alone over to the one-ray walk. */
+RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags, rp_hits *hits,
+                                uint32_t *mesh, uint8_t *occluded, int closest, size_t i,
+                                size_t m, pentry *stack, size_t cap, qentry *rstack, qray *qs,
+                                const vray *r, const vbox_ray *br, vm live, const int lone) {
+    vf best = vf_select(live, r->tmax, vf_set1(NAN)); /* NaN: a lane out of the game */
     vm nothas0 = closest ? vi_eq(ld_prim_index(hits->prim, i, m), vi_set1(RP_NO_HIT))
                          : m_lanes(0);
     uint32_t bg[V_W]; /* scene index of each lane's best hit, or RP_NO_HIT */
@@ -257,13 +353,27 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
         bg[l] = RP_NO_HIT;
     vm upd = m_lanes(0), todo = live;
     vf bu = vf_set1(0.0f), bv = bu, bw = bu; /* U, V, W of the kept hits */
+    lone_walks lw;
+    lw.qs = qs;
+    lw.ready = lw.viaslot = lw.upd = 0;
     size_t sp = 0;
-    stack[sp++] = (pentry){0, -INFINITY};
+    stack[sp++] = (pentry){0, -INFINITY, m_bits(live)};
     while (sp && m_any(todo)) {
         pentry pe = stack[--sp];
-        /* skip when every lane's best is below the entry (NaN lanes: out) */
-        if (!m_any(m_and(todo, vf_ge(best, vf_set1(pe.entry)))))
+        /* the lanes in play: not done, best at or beyond the entry (NaN
+         * lanes: out), and in the box */
+        unsigned play = m_bits(m_and(todo, vf_ge(best, vf_set1(pe.entry))));
+        if (lone) /* (without, the lanes cost more than they save) */
+            play &= pe.lanes;
+        if (!play)
             continue;
+        if (lone && !(play & (play - 1u))) { /* one lane: its own walk */
+            int l = __builtin_ctz(play);
+            if (lone_walk(s, rays, i, l, (qentry){pe.node, 0, pe.entry}, flags, closest, &best,
+                          bg, !((m_bits(nothas0) >> l) & 1u), &lw, rstack))
+                todo = m_andnot(todo, lane_mask(l));
+            continue;
+        }
         const rp_bvh_node *nd = &s->nodes[pe.node];
         pentry kids[RP_BVH_WIDTH];
         int nk = 0;
@@ -271,10 +381,19 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
             if (nd->child[k] == RP_NO_HIT)
                 continue;
             vf entry;
-            vm h = m_and(box_test(&r, &br, nd, k, best, &entry), todo);
-            if (!m_any(h))
+            vm h = m_and(box_test(r, br, nd, k, best, &entry), todo);
+            unsigned hb = lone ? m_bits(h) & play : m_bits(h);
+            if (!hb)
                 continue;
             if (nd->count[k]) { /* a leaf: its triangles now */
+                if (lone && !(hb & (hb - 1u))) { /* for one lane: its blocks */
+                    int l = __builtin_ctz(hb);
+                    if (lone_walk(s, rays, i, l, (qentry){nd->child[k], nd->count[k], 0.0f},
+                                  flags, closest, &best, bg,
+                                  !((m_bits(nothas0) >> l) & 1u), &lw, rstack))
+                        todo = m_andnot(todo, lane_mask(l));
+                    continue;
+                }
                 size_t p0 = (size_t)nd->child[k] * RP_TRI_BLOCK;
                 for (size_t p = p0; p < p0 + nd->count[k]; p++) {
                     const rp_tri4 *bk = &s->blocks[p / RP_TRI_BLOCK];
@@ -286,33 +405,33 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                     if (!(flags & RP_WATERTIGHT)) { /* Moller-Trumbore */
                         for (int q = 0; q < 9; q++)
                             pv.f[q] = vf_bcast(&sp0[RP_TRI_BLOCK * q]);
-                        c = m_and(tri_cand(&r, &pv, flags, &e), todo);
+                        c = m_and(tri_cand(r, &pv, flags, &e), todo);
                         if (!m_any(c))
                             continue;
-                        c = tri_late(K_TRI, flags, &r, NULL, &pv, c, best, &e);
+                        c = tri_late(K_TRI, flags, r, NULL, &pv, c, best, &e);
                         if (!m_any(c))
                             continue;
                         e.t = tri_t(&e);
                     } else {
-                        if (r.wkx >= 0) /* one frame: broadcasts from the block */
-                            wt_pick_strided(&r, sp0, RP_TRI_BLOCK, pv.f);
+                        if (r->wkx >= 0) /* one frame: broadcasts from the block */
+                            wt_pick_strided(r, sp0, RP_TRI_BLOCK, pv.f);
                         else /* each lane's frame: broadcasts and selects */
-                            wt_pick_sel(&r, sp0, RP_TRI_BLOCK, 3, pv.f);
-                        c = m_and(wt_cand(&r, &pv, &e, 0), todo);
+                            wt_pick_sel(r, sp0, RP_TRI_BLOCK, 3, pv.f);
+                        c = m_and(wt_cand(r, &pv, &e, 0), todo);
                         if (!m_any(c))
                             continue;
                         for (int q = 0; q < 9; q++) /* the triangle for the normal */
                             tp[q] = sp0[RP_TRI_BLOCK * q];
                         tp[9] = tp[10] = tp[11] = 0.0f;
-                        c = tri_late(K_WT, flags, &r, tp, NULL, c, closest ? best : r.tmax, &e);
+                        c = tri_late(K_WT, flags, r, tp, NULL, c, closest ? best : r->tmax, &e);
                         if (!m_any(c))
                             continue;
                     }
                     uint32_t g = bk->index[p % RP_TRI_BLOCK];
-                    vm acc = closest ? scene_accept(c, e.t, r.tmin, best, g, bg, nothas0)
-                                     : m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
+                    vm acc = closest ? scene_accept(c, e.t, r->tmin, best, g, bg, nothas0)
+                                     : m_and(m_and(c, vf_ge(e.t, r->tmin)), vf_le(e.t, r->tmax));
                     if (!(flags & RP_WATERTIGHT) && m_any(acc)) /* rp_ref_mt_in_box */
-                        acc = m_and(acc, mt_in_box(&r, &br, sp0, RP_TRI_BLOCK, e.t));
+                        acc = m_and(acc, mt_in_box(r, br, sp0, RP_TRI_BLOCK, e.t));
                     if (!m_any(acc))
                         continue;
                     upd = m_or(upd, acc);
@@ -327,6 +446,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                     bv = vf_select(acc, e.uu, bv);
                     bw = vf_select(acc, e.vv, bw);
                     unsigned ab = m_bits(acc);
+                    lw.viaslot &= ~ab;
                     for (int l = 0; l < V_W; l++)
                         if ((ab >> l) & 1u)
                             bg[l] = g;
@@ -337,7 +457,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
              * (occluded) needs no order and no entry (best stays each
              * lane's tmax, which box_test has already checked) */
             if (!closest) {
-                kids[nk++] = (pentry){nd->child[k], -INFINITY};
+                kids[nk++] = (pentry){nd->child[k], -INFINITY, hb};
                 continue;
             }
             float en = vf_hmin(entry, h);
@@ -346,7 +466,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                 kids[j] = kids[j - 1];
                 j--;
             }
-            kids[j] = (pentry){nd->child[k], en};
+            kids[j] = (pentry){nd->child[k], en, hb};
         }
         if (sp + (size_t)nk > cap)
             return RP_ERR_NOMEM; /* cannot happen: cap = RP_BVH_WIDTH * levels + 1 */
@@ -356,7 +476,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
             stack[sp++] = kids[j];
         }
     }
-    unsigned ub = m_bits(upd);
+    unsigned ub = m_bits(upd) | lw.upd;
     if (!ub)
         return RP_OK;
     if (!closest) {
@@ -373,6 +493,12 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     for (size_t l = 0; l < m; l++) {
         if (!((ub >> l) & 1u))
             continue;
+        if ((lw.viaslot >> l) & 1u) { /* a walk's hit: u, v by the reference */
+            qbest bb = {bg[l], lw.slot_of[l], 0};
+            qs[l].r.tmax = tb[l];
+            qray_finish(s, rays, i + l, &qs[l], &bb, flags, hits, mesh);
+            continue;
+        }
         uint32_t lo = rp_scene_mesh_of(s, bg[l]);
         rays->tmax[i + l] = tb[l];
         hits->t[i + l] = tb[l];
@@ -391,8 +517,6 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     return RP_OK;
 }
 
-#include "scene/traverse_ray.h"
-
 static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                              unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
                              int closest) {
@@ -403,6 +527,7 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
      * faulted in on every call.) */
     pentry local[RP_SCENE_STACK];
     qentry rlocal[RP_SCENE_STACK];
+    qray qs[V_W]; /* the packets' lone-lane walks (scene_packet) */
     size_t cap = (size_t)RP_BVH_WIDTH * s->levels + 1;
     if (cap < RP_SCENE_STACK)
         cap = RP_SCENE_STACK;
@@ -432,19 +557,19 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
         switch (wf) {
         case RP_WATERTIGHT | RP_CULL_BACKFACE:
             st = scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
-                              occluded, closest, i, m, stack, cap);
+                              occluded, closest, i, m, stack, cap, rstack, qs);
             break;
         case RP_WATERTIGHT:
             st = scene_packet(s, rays, active, RP_WATERTIGHT, hits, mesh, occluded, closest, i,
-                              m, stack, cap);
+                              m, stack, cap, rstack, qs);
             break;
         case RP_CULL_BACKFACE:
             st = scene_packet(s, rays, active, RP_CULL_BACKFACE, hits, mesh, occluded, closest,
-                              i, m, stack, cap);
+                              i, m, stack, cap, rstack, qs);
             break;
         default:
             st = scene_packet(s, rays, active, 0, hits, mesh, occluded, closest, i, m, stack,
-                              cap);
+                              cap, rstack, qs);
         }
     }
     if (stack != local)
