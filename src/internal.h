@@ -82,6 +82,9 @@ typedef struct rp_kernels {
 /* Each variant's table; a variant not compiled in is absent (see
  * RP_HAVE_* from meson).  The scalar table is always there. */
 RP_HIDDEN extern const rp_kernels rp_kernels_scalar;
+/* The scalar kernels for rays->n == 1 and count == 1 only (the same
+ * results: the reference's loops with those constants; src/api/kernels.c) */
+RP_HIDDEN extern const rp_kernels rp_kernels_scalar_1x1;
 RP_HIDDEN extern const rp_kernels rp_kernels_sse41;
 RP_HIDDEN extern const rp_kernels rp_kernels_avx2;
 RP_HIDDEN extern const rp_kernels rp_kernels_avx512;

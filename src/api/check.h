@@ -136,15 +136,18 @@ static inline int rp_canonical(const void *s, const void *block, size_t n, const
                                int k) {
     if (!block || !n || n > SIZE_MAX / 64)
         return 0;
-    uintptr_t b = (uintptr_t)block, st = rp_padded(n) * 4, diff = b & 63u;
-    if (b > UINTPTR_MAX - (uintptr_t)k * st) /* no array may wrap to NULL */
+    uintptr_t b = (uintptr_t)block, st = rp_padded(n) * 4;
+    if ((b & 63u) || b > UINTPTR_MAX - (uintptr_t)k * st) /* no array may wrap to NULL */
         return 0;
+    /* a compare and a branch per array (one fused uop with its load on
+     * current x86 cores; taken only when the batch is not canonical) */
     for (int i = 0; i < k; i++) {
         uintptr_t p;
         memcpy(&p, (const char *)s + order[i], sizeof p);
-        diff |= p ^ (b + (uintptr_t)i * st);
+        if (__builtin_expect(p != b + (uintptr_t)i * st, 0))
+            return 0;
     }
-    return diff == 0;
+    return 1;
 }
 
 /* rp_rays_alloc's order */
@@ -166,8 +169,9 @@ static inline int hits_canonical(const rp_hits *h) {
 }
 
 /* ---- the fast path for batches still laid out by the allocators ----
- * Straight-line tests on a few ranges, no list: the rays' block R (every
- * array, read or written) and the records' block H stand for their arrays
+ * Tests on a few ranges, no list (in kernels.c, a compare and a branch
+ * each): the rays' block R (every array, read or written) and the records'
+ * block H stand for their arrays
  * (R and H are wider, so a range that meets neither meets none of them);
  * the other pointers are tested against R, H and each other.  Any doubt
  * (a range that merely touches a block's padding, an input inside a block)
@@ -177,13 +181,6 @@ static inline int hits_canonical(const rp_hits *h) {
  * without its NULL and empty exemptions, so it says "may" more often */
 RP_ALWAYS_INLINE uintptr_t rp_meets(uintptr_t a, uintptr_t na, uintptr_t b, uintptr_t nb) {
     return (uintptr_t)((a < b + nb) & (b < a + na));
-}
-/* an optional range: NULL becomes [UINTPTR_MAX, +0), which meets nothing */
-RP_ALWAYS_INLINE uintptr_t rp_opt_start(const void *p) {
-    return p ? (uintptr_t)p : UINTPTR_MAX;
-}
-RP_ALWAYS_INLINE uintptr_t rp_opt_bytes(const void *p, uintptr_t bytes) {
-    return p ? bytes : 0;
 }
 /* the batch is prepared for its n (RP_ERR_NOT_PREPARED otherwise) */
 RP_ALWAYS_INLINE uintptr_t rays_unprepared(const rp_rays *r) {

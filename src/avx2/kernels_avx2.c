@@ -34,7 +34,21 @@ static inline float vf_hmin_lanes(vf a) {
 
 /* Two blendv would be 4 to 6 uops on Intel cores (vblendvps ymm is 2 uops
  * up to Ice Lake, 3 on Golden Cove / Sapphire Rapids); the xor swap is 4
- * one-uop logic ops on any of three ports, and bit-exact. */
+ * one-uop logic ops on any of three ports, and bit-exact.  Measured both
+ * ways (the rows that run this swap: slab/<variant>/packet, i.e.
+ * intersect_aabb; aabb/ rows pick planes by vf_planes and did not move):
+ * - AMD Zen 5: two vblendvps 5% faster (README, issue 13).
+ * - Intel Sapphire Rapids (Golden Cove, "Intel(R) Xeon(R) Processor", 2
+ *   vCPUs, 2026-11-26): two vblendvps slower.  slab/avx2/packet cycles per
+ *   test over slab/autovec/packet's in the same run, medians of 12
+ *   alternated runs xor/blendv: 1.23 / 1.30 (another 7: 1.24 / 1.35); in
+ *   the runs where the machine was quiet 2.73-2.80 / 3.15-3.19 cyc/test,
+ *   ~15% slower.  Command, pinned to the second core:
+ *     taskset -c 1 build/bench/rp_bench
+ *       --benchmark_filter='^slab/(avx2|autovec)/packet'
+ *       --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+ *       --benchmark_min_time=0.2
+ * They conflict, so the xor swap stays (the generic build runs on both). */
 static inline void vf_cswap(vm m, vf *a, vf *b) {
     vf d = simde_mm256_and_ps(simde_mm256_xor_ps(*a, *b), m);
     *a = simde_mm256_xor_ps(*a, d);

@@ -185,4 +185,24 @@ static inline void m_store01_mask(uint8_t *p, vm sel, vm val) {
 }
 #endif
 
+/* Two primitives per step for packets of at most 8 rays (issue 13: 8 rays
+ * x 8 triangles filled half of the 16 lanes): the rays in both 256-bit
+ * halves, primitive j in the low half and j + 1 in the high one
+ * (closest_pair in src/simd/closest.h). */
+#define RP_V_PAIR
+static inline vf vf_dup_lo(vf a) { return simde_mm512_shuffle_f32x4(a, a, 0x44); }
+static inline vf vf_swap_halves(vf a) { return simde_mm512_shuffle_f32x4(a, a, 0x4E); }
+static inline vi vi_dup_lo(vi a) { return simde_mm512_shuffle_i32x4(a, a, 0x44); }
+static inline vi vi_swap_halves(vi a) { return simde_mm512_shuffle_i32x4(a, a, 0x4E); }
+static inline vm m_lo(vm m) { return (vm)(m & 0xFFu); }
+static inline vm m_hi_to_lo(vm m) { return (vm)(m >> 8); }
+static inline vm m_dup_lo(vm m) { return (vm)((m & 0xFFu) * 0x101u); }
+/* field k of the nf-float records at p (low half) and q (high half):
+ * broadcasts from memory, the second merged under the mask */
+static inline void bc_prim2(const float *p, const float *q, int nf, vf *out) {
+    for (int k = 0; k < nf; k++)
+        out[k] = simde_mm512_mask_blend_ps((simde__mmask16)0xFF00u, simde_mm512_set1_ps(p[k]),
+                                           simde_mm512_set1_ps(q[k]));
+}
+
 #include "simd/kernels.h"

@@ -3,6 +3,11 @@
  * primitives around the per-pair tests of ref.h.  This is the variant that
  * defines every result; SIMD variants must match it bit for bit, and the
  * dispatcher falls back to it on any CPU.  Built at the baseline ISA only.
+ * Each kernel's loop is written once (always inlined) with the ray count
+ * as a parameter: rp_kernels_scalar passes rays->n and count,
+ * rp_kernels_scalar_1x1 (what the entry points run for one ray against one
+ * primitive, src/api/kernels.c) the constants 1 and 1, so that the
+ * compiler drops the loops (the same operations on the same values).
  */
 #if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__) || defined(__SSE4_1__)
 #error "scalar reference must be built at the baseline ISA: a wide ISA flag reached it"
@@ -21,10 +26,12 @@ static inline rp_ray1 load_ray(const rp_rays *r, size_t i) {
     return ray;
 }
 
-static void intersect_aabb(const rp_rays *rays, const uint8_t *active,
-                           const rp_aabb *box, uint8_t *hit, float *tnear,
-                           float *tfar) {
-    for (size_t i = 0; i < rays->n; i++) {
+#define RP_ALWAYS_INLINE_FN static inline __attribute__((always_inline))
+
+RP_ALWAYS_INLINE_FN void intersect_loop(size_t n, const rp_rays *rays, const uint8_t *active,
+                                        const rp_aabb *box, uint8_t *hit, float *tnear,
+                                        float *tfar) {
+    for (size_t i = 0; i < n; i++) {
         if (active && !active[i])
             continue;
         rp_ray1 r = load_ray(rays, i);
@@ -33,6 +40,12 @@ static void intersect_aabb(const rp_rays *rays, const uint8_t *active,
         if (tnear) tnear[i] = tn;
         if (tfar) tfar[i] = tf;
     }
+}
+
+static void intersect_aabb(const rp_rays *rays, const uint8_t *active,
+                           const rp_aabb *box, uint8_t *hit, float *tnear,
+                           float *tfar) {
+    intersect_loop(rays->n, rays, active, box, hit, tnear, tfar);
 }
 
 /* The loop every closest-hit kernel shares, written once: for each active
@@ -55,11 +68,11 @@ typedef struct cl_kind {
     void (*uv)(const cl_ray *c, const void *prim, float *u, float *v); /* NULL: 0, 0 */
 } cl_kind;
 
-static inline __attribute__((always_inline)) void
-closest_loop(rp_rays *rays, const uint8_t *active, const void *prims, size_t count,
+RP_ALWAYS_INLINE_FN void
+closest_loop(size_t n, rp_rays *rays, const uint8_t *active, const void *prims, size_t count,
              uint32_t base, unsigned flags, const cl_kind *kind, rp_hits *hits) {
     const unsigned char *p = (const unsigned char *)prims;
-    for (size_t i = 0; i < rays->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (active && !active[i])
             continue;
         cl_ray c;
@@ -99,11 +112,11 @@ static int box_test(const cl_ray *c, const void *b, float *t) {
     return rp_ref_slab(&c->r, (const rp_aabb *)b, t, &tf);
 }
 
+static const cl_kind box_kind = {sizeof(rp_aabb), 0, box_test, NULL};
 static void closest_aabb(rp_rays *rays, const uint8_t *active,
                          const rp_aabb *boxes, size_t count, uint32_t base,
                          rp_hits *hits) {
-    static const cl_kind kind = {sizeof(rp_aabb), 0, box_test, NULL};
-    closest_loop(rays, active, boxes, count, base, 0, &kind, hits);
+    closest_loop(rays->n, rays, active, boxes, count, base, 0, &box_kind, hits);
 }
 
 /* Triangle as a closest-hit test: decide without dividing, then t. */
@@ -144,21 +157,26 @@ static void wt_uv(const cl_ray *c, const void *tri, float *u, float *v) {
     rp_ref_wt_uv(&e, u, v);
 }
 
+static const cl_kind mt_kind = {sizeof(rp_triangle), 0, tri_test, tri_uv};
+static const cl_kind wt_kind = {sizeof(rp_triangle), 1, wt_test, wt_uv};
+RP_ALWAYS_INLINE_FN void closest_tri_loop(size_t n, rp_rays *rays, const uint8_t *active,
+                                          const rp_triangle *tris, size_t count,
+                                          uint32_t base, unsigned flags, rp_hits *hits) {
+    if (flags & RP_WATERTIGHT)
+        closest_loop(n, rays, active, tris, count, base, flags, &wt_kind, hits);
+    else
+        closest_loop(n, rays, active, tris, count, base, flags, &mt_kind, hits);
+}
 static void closest_triangle(rp_rays *rays, const uint8_t *active,
                              const rp_triangle *tris, size_t count,
                              uint32_t base, unsigned flags, rp_hits *hits) {
-    static const cl_kind mt = {sizeof(rp_triangle), 0, tri_test, tri_uv};
-    static const cl_kind wt = {sizeof(rp_triangle), 1, wt_test, wt_uv};
-    if (flags & RP_WATERTIGHT)
-        closest_loop(rays, active, tris, count, base, flags, &wt, hits);
-    else
-        closest_loop(rays, active, tris, count, base, flags, &mt, hits);
+    closest_tri_loop(rays->n, rays, active, tris, count, base, flags, hits);
 }
 
-static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
-                              const rp_triangle *tris, size_t count,
-                              unsigned flags, uint8_t *occluded) {
-    for (size_t i = 0; i < rays->n; i++) {
+RP_ALWAYS_INLINE_FN void occluded_loop(size_t n, const rp_rays *rays, const uint8_t *active,
+                                       const rp_triangle *tris, size_t count,
+                                       unsigned flags, uint8_t *occluded) {
+    for (size_t i = 0; i < n; i++) {
         if (active && !active[i])
             continue;
         rp_ray1 r = load_ray(rays, i);
@@ -178,25 +196,30 @@ static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
         }
     }
 }
+static void occluded_triangle(const rp_rays *rays, const uint8_t *active,
+                              const rp_triangle *tris, size_t count,
+                              unsigned flags, uint8_t *occluded) {
+    occluded_loop(rays->n, rays, active, tris, count, flags, occluded);
+}
 
 static int sphere_test(const cl_ray *c, const void *s, float *t) {
     return rp_ref_sphere(&c->r, (const rp_sphere *)s, t);
 }
+static const cl_kind sphere_kind = {sizeof(rp_sphere), 0, sphere_test, NULL};
 static void closest_sphere(rp_rays *rays, const uint8_t *active,
                            const rp_sphere *spheres, size_t count,
                            uint32_t base, rp_hits *hits) {
-    static const cl_kind kind = {sizeof(rp_sphere), 0, sphere_test, NULL};
-    closest_loop(rays, active, spheres, count, base, 0, &kind, hits);
+    closest_loop(rays->n, rays, active, spheres, count, base, 0, &sphere_kind, hits);
 }
 
 static int plane_test(const cl_ray *c, const void *p, float *t) {
     return rp_ref_plane(&c->r, (const rp_plane *)p, t);
 }
+static const cl_kind plane_kind = {sizeof(rp_plane), 0, plane_test, NULL};
 static void closest_plane(rp_rays *rays, const uint8_t *active,
                           const rp_plane *planes, size_t count, uint32_t base,
                           rp_hits *hits) {
-    static const cl_kind kind = {sizeof(rp_plane), 0, plane_test, NULL};
-    closest_loop(rays, active, planes, count, base, 0, &kind, hits);
+    closest_loop(rays->n, rays, active, planes, count, base, 0, &plane_kind, hits);
 }
 
 const rp_kernels rp_kernels_scalar = {
@@ -204,4 +227,43 @@ const rp_kernels rp_kernels_scalar = {
     occluded_triangle, closest_sphere, closest_plane,        rp_scene_closest_ref,
     rp_scene_occluded_ref, NULL, NULL, NULL, /* the reference has no internal steps of its own:
                                               * rp_check computes them from ref.h */
+};
+
+/* One ray against one primitive (rays->n == 1, count == 1: the caller
+ * ensures it): the loops above with those constants. */
+static void intersect_aabb_1x1(const rp_rays *rays, const uint8_t *active, const rp_aabb *box,
+                               uint8_t *hit, float *tnear, float *tfar) {
+    intersect_loop(1, rays, active, box, hit, tnear, tfar);
+}
+static void closest_aabb_1x1(rp_rays *rays, const uint8_t *active, const rp_aabb *boxes,
+                             size_t count, uint32_t base, rp_hits *hits) {
+    (void)count;
+    closest_loop(1, rays, active, boxes, 1, base, 0, &box_kind, hits);
+}
+static void closest_triangle_1x1(rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
+                                 size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
+    (void)count;
+    closest_tri_loop(1, rays, active, tris, 1, base, flags, hits);
+}
+static void occluded_triangle_1x1(const rp_rays *rays, const uint8_t *active,
+                                  const rp_triangle *tris, size_t count, unsigned flags,
+                                  uint8_t *occluded) {
+    (void)count;
+    occluded_loop(1, rays, active, tris, 1, flags, occluded);
+}
+static void closest_sphere_1x1(rp_rays *rays, const uint8_t *active, const rp_sphere *spheres,
+                               size_t count, uint32_t base, rp_hits *hits) {
+    (void)count;
+    closest_loop(1, rays, active, spheres, 1, base, 0, &sphere_kind, hits);
+}
+static void closest_plane_1x1(rp_rays *rays, const uint8_t *active, const rp_plane *planes,
+                              size_t count, uint32_t base, rp_hits *hits) {
+    (void)count;
+    closest_loop(1, rays, active, planes, 1, base, 0, &plane_kind, hits);
+}
+
+const rp_kernels rp_kernels_scalar_1x1 = {
+    RP_ISA_SCALAR,         intersect_aabb_1x1, closest_aabb_1x1,      closest_triangle_1x1,
+    occluded_triangle_1x1, closest_sphere_1x1, closest_plane_1x1,     rp_scene_closest_ref,
+    rp_scene_occluded_ref, NULL, NULL, NULL,
 };

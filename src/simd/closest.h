@@ -1,9 +1,10 @@
 /*
  * closest.h - part 3 of the SIMD template (src/simd/kernels.h): the closest
  * hit.  put_hits writes a packet's new hits; closest_packet (W rays, one
- * broadcast primitive per step; n >= W) and closest_across (one ray against
- * W primitives per step; n < W) are the reference's loop lane by lane, and
- * closest chooses between them.  Then the table's entry points:
+ * broadcast primitive per step; n >= W), closest_across (one ray against
+ * W primitives per step; n < W) and, where the layer defines RP_V_PAIR,
+ * closest_pair (at most W/2 rays in both halves, two triangles per step)
+ * are the reference's loop lane by lane, and closest chooses between them.  Then the table's entry points:
  * intersect_aabb (one box against every ray: hit, tnear, tfar),
  * closest_aabb, closest_triangle (instantiated per flags value),
  * closest_sphere and closest_plane.  Relies on block.h and prim.h.
@@ -136,6 +137,84 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
     put_hits(rays, hits, i, m, act, upd, vf_select(upd, best, r.tmax), prim, u, v);
 }
 
+#ifdef RP_V_PAIR
+/* Moller-Trumbore (kind K_TRI) for m <= W / 2 rays (i = 0, one packet):
+ * the rays in both halves of the lanes, triangle j in the low half and
+ * j + 1 in the high half, so a step tests two triangles (closest_packet
+ * would leave half of the lanes empty).  Per lane this is still the
+ * reference's loop: both triangles are tested against the best at the
+ * start of the step, then accepted in index order: j by the rule as in
+ * closest_packet, j + 1 by the same rule against j's t where j was
+ * accepted (best only decreases, and a kept j makes the record non-empty,
+ * so that rule is t < t_j).  An odd last triangle is paired with itself
+ * (its copy, j + 1 = count, never passes t < t_j).  Results in the low
+ * half; the state (best, nothas) is kept in both halves. */
+RP_INLINE void closest_pair(rp_rays *rays, const uint8_t *active, const float *prims,
+                            size_t count, uint32_t base, unsigned flags, rp_hits *hits, size_t m) {
+    const int nf = K_FLOATS(K_TRI);
+    vray r;
+    ld_rays(rays, 0, m, NEED_D, &r);
+    vm act = ld_active(active, 0, m);
+    vm live = m_and(act, vf_eq(r.rdx, r.rdx)); /* an invalid ray hits nothing */
+    if (!m_any(live))
+        return;
+    vf tmax = r.tmax;
+    r.ox = vf_dup_lo(r.ox);
+    r.oy = vf_dup_lo(r.oy);
+    r.oz = vf_dup_lo(r.oz);
+    r.dx = vf_dup_lo(r.dx);
+    r.dy = vf_dup_lo(r.dy);
+    r.dz = vf_dup_lo(r.dz);
+    r.rdx = vf_dup_lo(r.rdx);
+    r.tmin = vf_dup_lo(r.tmin);
+    r.tmax = vf_dup_lo(r.tmax);
+    vi prim = ld_prim_index(hits->prim, 0, m); /* low half */
+    vm nothas = m_dup_lo(vi_eq(prim, vi_set1(RP_NO_HIT)));
+    vf best = vf_dup_lo(vf_select(live, tmax, vf_set1(NAN)));
+    vm upd = m_lanes(0); /* low half */
+    vf zero = vf_set1(0.0f);
+    vf buu = zero, bvv = zero, bdet = vf_set1(1.0f); /* low half */
+
+    for (size_t j = 0; j < count; j += 2) {
+        const float *p = prims + j * (size_t)nf;
+        vprim pv;
+        veval e;
+        bc_prim2(p, j + 1 < count ? p + nf : p, nf, pv.f);
+        vm c = test_cand(K_TRI, &r, &pv, best, flags, 0, &e);
+        if (!m_any(c))
+            continue;
+        c = tri_late(K_TRI, flags, &r, NULL, &pv, c, best, &e);
+        test_t(K_TRI, &r, c, &e);
+        /* rp_ref_accept against the best at the start of the step */
+        vm acc = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, best));
+        acc = m_and(acc, m_or(vf_lt(e.t, best), nothas));
+        if (!m_any(acc))
+            continue;
+        /* j + 1 after j: moved to the low half, it must beat j's t where
+         * j was accepted */
+        vm acc0 = m_lo(acc);
+        vf t1 = vf_swap_halves(e.t);
+        vm acc1 = m_and(m_hi_to_lo(acc), m_or(m_andnot(m_lanes(V_W / 2), acc0), vf_lt(t1, e.t)));
+        vm any = m_or(acc0, acc1);
+        vf nb = vf_select(acc1, t1, vf_select(acc0, e.t, best));
+        best = vf_dup_lo(nb);
+        nothas = m_andnot(nothas, m_dup_lo(any));
+        upd = m_or(upd, any);
+        prim = vi_select(acc1, vi_set1(base + (uint32_t)j + 1u),
+                         vi_select(acc0, vi_set1(base + (uint32_t)j), prim));
+        buu = vf_select(acc1, vf_swap_halves(e.uu), vf_select(acc0, e.uu, buu));
+        bvv = vf_select(acc1, vf_swap_halves(e.vv), vf_select(acc0, e.vv, bvv));
+        bdet = vf_select(acc1, vf_swap_halves(e.det), vf_select(acc0, e.det, bdet));
+    }
+    if (!m_any(upd))
+        return;
+    /* rp_ref_tri_uv, for the kept hits only */
+    vf u = vf_div(buu, bdet);
+    vf v = vf_div(bvv, bdet);
+    put_hits(rays, hits, 0, m, act, upd, vf_select(upd, best, tmax), prim, u, v);
+}
+#endif
+
 /* Active ray i against W primitives per step.  The lanes are tested against
  * the best t at the start of the step; those that pass are resolved in index
  * order with the reference's scalar acceptance, which is exact because the
@@ -236,6 +315,17 @@ RP_INLINE void closest(int kind, rp_rays *rays, const uint8_t *active, const voi
                        size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
     const float *pf = (const float *)prims;
     size_t n = rays->n;
+#ifdef RP_V_PAIR
+    /* pairs for 5 to 8 rays whatever the count: on a Sapphire Rapids core
+     * a pair step costs about what closest_across spends per ray on W
+     * triangles, so pairs win from 5 rays on (8 x 64: 998 -> 504 ns,
+     * 6 x 64: 639 -> 488, 5 x 64: equal, 4 x 64: 366 -> 463, medians of 3);
+     * below that, where closest_packet would run */
+    if (kind == K_TRI && n <= V_W / 2 && (n >= 5 || !use_across(n, count))) {
+        closest_pair(rays, active, pf, count, base, flags, hits, n);
+        return;
+    }
+#endif
     if (use_across(n, count)) {
         for (size_t i = 0; i < n; i++)
             if (!active || active[i])

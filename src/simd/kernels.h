@@ -50,6 +50,14 @@
  *          lane k), m_lanes(k) (lanes 0..k-1 set, 0 <= k <= W),
  *          m_from_bytes(p) (lane k set iff p[k] != 0, reads W bytes),
  *          m_store01(p, m) (writes W bytes 0 or 1)
+ *   pairs  optional, with RP_V_PAIR defined (closest.h's closest_pair: two
+ *          primitives per step for at most W/2 rays; AVX-512 only):
+ *          vf_dup_lo, vi_dup_lo (the low half in both halves),
+ *          vf_swap_halves, vi_swap_halves, m_lo (the low half's lanes),
+ *          m_hi_to_lo (the high half's lanes moved to the low half),
+ *          m_dup_lo (the low half's lanes in both halves),
+ *          bc_prim2(p, q, nf, out) (field k of the records at p and q in
+ *          the low and the high half)
  */
 #ifndef V_W
 #error "src/simd/kernels.h is included by an ISA file after its vector layer"
