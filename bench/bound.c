@@ -409,7 +409,7 @@ static int cand(const rpb_work *w, size_t i, size_t j, float best, float *t) {
 static double cswap_extra(const char *variant) { return !strcmp(variant, "avx2") ? 6 : 0; }
 
 static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuffles,
-                  double sel_extra) {
+                  double sel_extra, int pairs) {
     acc a = {0, 0, 0};
     size_t n = w->nrays, m = w->nprims;
     rpb_kernel k = w->kernel;
@@ -423,6 +423,25 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
 
     if (k == RPB_SLAB) {
         add_row_x(&a, ROW_SLAB, (double)((n + W - 1) / W) * (double)m, W, sel_extra);
+        return a;
+    }
+    /* closest_pair (src/simd/closest.h, in a layer with RP_V_PAIR: pairs):
+     * 5 to W/2 rays in both halves of the vector, two Moller-Trumbore
+     * triangles per step of W lanes.  (Below 5 rays the kernel pairs only
+     * where closest_across would not run; that case is left to the rows
+     * below.) */
+    if (pairs && k == RPB_TRI && !wt && n >= 5 && n <= (size_t)W / 2) {
+        for (size_t j = 0; j < m; j += 2) {
+            add_row(&a, r_step, 1, W);
+            int any = 0;
+            for (size_t i = 0; i < n; i++)
+                for (size_t l = j; l < j + 2 && l < m; l++) {
+                    float t;
+                    any |= cand(w, i, l, w->tmax0[i], &t);
+                }
+            if (any)
+                add_row(&a, r_cl, 1, W);
+        }
         return a;
     }
     if (n < (size_t)W) { /* closest_across / occluded_across, per ray */
@@ -537,7 +556,7 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
     if (w->kernel != RPB_SLAB && rpb_work_tests(w) > 2e6)
         return b;
     acc a = replay(w, W, box_transpose_ops(variant), tri_transpose_ops(variant),
-                   cswap_extra(variant));
+                   cswap_extra(variant), !strcmp(variant, "avx512"));
     double tests = rpb_work_tests(w);
     b.compute = (a.fp + a.div) / tests;
     double loads = a.loads / tests;
