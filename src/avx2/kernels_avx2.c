@@ -113,6 +113,16 @@ static inline vf vf_pick(const float *p, vp k) {
     simde__m128 q = simde_mm_loadu_ps(p);
     return simde_mm256_permutevar_ps(simde_mm256_set_m128(q, q), k);
 }
+/* vf_xyz, vf_pickr (RP_V_PICKR: wt_pick_sel's picks from registers):
+ * broadcasts x, y, z as (x, y, z, z) in each 128-bit half by two immediate
+ * blends, then vpermilps by each lane's index; one uop each, where the two
+ * vblendvps per component they replace are 2 to 3 uops each on Intel
+ * cores (one on AMD's). */
+#define RP_V_PICKR
+static inline vf vf_xyz(vf x, vf y, vf z) {
+    return simde_mm256_blend_ps(simde_mm256_blend_ps(x, y, 0x22), z, 0xCC);
+}
+static inline vf vf_pickr(vf t, vp k) { return simde_mm256_permutevar_ps(t, k); }
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm256_loadu_si256((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm256_storeu_si256((void *)p, a); }
 static inline vm vi_eq(vi a, vi b) { return simde_mm256_castsi256_ps(simde_mm256_cmpeq_epi32(a, b)); }

@@ -50,6 +50,9 @@
  *          lane k), m_lanes(k) (lanes 0..k-1 set, 0 <= k <= W),
  *          m_from_bytes(p) (lane k set iff p[k] != 0, reads W bytes),
  *          m_store01(p, m) (writes W bytes 0 or 1)
+ *   picks  optional, with RP_V_PICKR defined (wt_pick_sel in prim.h; SSE4.1
+ *          and AVX2): vf_xyz(x, y, z) (broadcasts as x, y, z in each 128-bit
+ *          block), vf_pickr(t, k) (each lane's component k of such a t)
  *   pairs  optional, with RP_V_PAIR defined (closest.h's closest_pair: two
  *          primitives per step for at most W/2 rays; AVX-512 only):
  *          vf_dup_lo, vi_dup_lo (the low half in both halves),

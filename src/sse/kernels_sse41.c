@@ -97,6 +97,17 @@ static inline vp vp_make(vi k) {
 static inline vf vf_pick(const float *p, vp k) {
     return simde_mm_castsi128_ps(simde_mm_shuffle_epi8(simde_mm_loadu_si128((const void *)p), k));
 }
+/* vf_xyz, vf_pickr (RP_V_PICKR: wt_pick_sel's picks from registers):
+ * broadcasts x, y, z as (x, y, z, z) by two immediate blends, then pshufb
+ * by each lane's byte indices; one uop each, where blendvps is 2 to 3 on
+ * Intel cores. */
+#define RP_V_PICKR
+static inline vf vf_xyz(vf x, vf y, vf z) {
+    return simde_mm_blend_ps(simde_mm_blend_ps(x, y, 0x2), z, 0xC);
+}
+static inline vf vf_pickr(vf t, vp k) {
+    return simde_mm_castsi128_ps(simde_mm_shuffle_epi8(simde_mm_castps_si128(t), k));
+}
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm_loadu_si128((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm_storeu_si128((void *)p, a); }
 static inline vm vi_eq(vi a, vi b) { return simde_mm_castsi128_ps(simde_mm_cmpeq_epi32(a, b)); }
