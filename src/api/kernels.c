@@ -11,7 +11,8 @@
  * takes; and args_fast on the argument list, array by array.  An entry
  * point is the first of these and the kernel call alone; the rest (the
  * list, args_fast, the exact check, then the kernel) is one out-of-line
- * function per entry point (*_slow), called last with the entry point's
+ * function per shape of entry point (*_slow; the four closest-hit ones
+ * share closest_entry and closest_slow), called last with the entry point's
  * arguments, so the short path saves few registers and builds no list
  * (issue 13: call/<variant>/1x1, call/<variant>/1x0).
  */
@@ -155,51 +156,86 @@ rp_status rp_intersect_aabb(const rp_rays *rays, const uint8_t *active,
     return intersect_slow(rays, active, box, hit, tnear, tfar);
 }
 
-/* The closest-hit entry points past the short path: the exact status
- * (then RP_ERR_INVALID for unknown triangle flags), then the kernel. */
-static RP_NOINLINE rp_status closest_aabb_slow(rp_rays *rays, const uint8_t *active,
-                                               const rp_aabb *boxes, size_t count,
-                                               uint32_t index_base, rp_hits *hits) {
-    rp_status s = check_closest(rays, active, boxes, count, sizeof *boxes, index_base, hits);
+/* The closest-hit entry points, one shape for the four primitives: the
+ * primitive is a constant in each entry point (closest_entry, inlined), so
+ * closest_run's switch folds there; the out-of-line slow path takes it as
+ * an argument. */
+typedef enum { CL_AABB, CL_TRIANGLE, CL_SPHERE, CL_PLANE } closest_prim;
+
+/* Kernel p of table k (flags: the triangles' only). */
+RP_ALWAYS_INLINE void closest_run(const rp_kernels *k, closest_prim p, rp_rays *rays,
+                                  const uint8_t *active, const void *prims, size_t count,
+                                  uint32_t base, unsigned flags, rp_hits *hits) {
+    switch (p) {
+    case CL_AABB:
+        k->closest_aabb(rays, active, (const rp_aabb *)prims, count, base, hits);
+        break;
+    case CL_TRIANGLE:
+        k->closest_triangle(rays, active, (const rp_triangle *)prims, count, base, flags, hits);
+        break;
+    case CL_SPHERE:
+        k->closest_sphere(rays, active, (const rp_sphere *)prims, count, base, hits);
+        break;
+    case CL_PLANE:
+        k->closest_plane(rays, active, (const rp_plane *)prims, count, base, hits);
+        break;
+    }
+}
+
+/* Past the short path: the exact status (then RP_ERR_INVALID for unknown
+ * triangle flags; the other primitives pass flags 0), then the kernel. */
+static RP_NOINLINE rp_status closest_slow(closest_prim p, rp_rays *rays, const uint8_t *active,
+                                          const void *prims, size_t count, size_t elem,
+                                          uint32_t base, unsigned flags, rp_hits *hits) {
+    rp_status s = check_closest(rays, active, prims, count, elem, base, hits);
+    if (!s && (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT)))
+        s = RP_ERR_INVALID;
     if (!s && rays->n && count)
-        kernels_for(rays->n, count)->closest_aabb(rays, active, boxes, count, index_base, hits);
+        closest_run(kernels_for(rays->n, count), p, rays, active, prims, count, base, flags,
+                    hits);
     return s;
+}
+
+RP_ALWAYS_INLINE rp_status closest_entry(closest_prim p, rp_rays *rays, const uint8_t *active,
+                                         const void *prims, size_t count, size_t elem,
+                                         uint32_t base, unsigned flags, rp_hits *hits) {
+    if (rays && closest_fast(rays, active, prims, count, elem, base, hits,
+                             (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT)) != 0)) {
+        if (count) /* n > 0 in the allocators' batches */
+            closest_run(kernels_for(rays->n, count), p, rays, active, prims, count, base, flags,
+                        hits);
+        return RP_OK;
+    }
+    return closest_slow(p, rays, active, prims, count, elem, base, flags, hits);
 }
 
 rp_status rp_closest_aabb(rp_rays *rays, const uint8_t *active,
                           const rp_aabb *boxes, size_t count,
                           uint32_t index_base, rp_hits *hits) {
-    if (rays && closest_fast(rays, active, boxes, count, sizeof *boxes, index_base, hits, 0)) {
-        if (count) /* n > 0 in the allocators' batches */
-            kernels_for(rays->n, count)->closest_aabb(rays, active, boxes, count, index_base, hits);
-        return RP_OK;
-    }
-    return closest_aabb_slow(rays, active, boxes, count, index_base, hits);
-}
-
-static RP_NOINLINE rp_status closest_triangle_slow(rp_rays *rays, const uint8_t *active,
-                                                   const rp_triangle *tris, size_t count,
-                                                   uint32_t index_base, unsigned flags,
-                                                   rp_hits *hits) {
-    rp_status s = check_closest(rays, active, tris, count, sizeof *tris, index_base, hits);
-    if (!s && (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT)))
-        s = RP_ERR_INVALID;
-    if (!s && rays->n && count)
-        kernels_for(rays->n, count)->closest_triangle(rays, active, tris, count, index_base, flags, hits);
-    return s;
+    return closest_entry(CL_AABB, rays, active, boxes, count, sizeof *boxes, index_base, 0,
+                         hits);
 }
 
 rp_status rp_closest_triangle(rp_rays *rays, const uint8_t *active,
                               const rp_triangle *tris, size_t count,
                               uint32_t index_base, unsigned flags,
                               rp_hits *hits) {
-    if (rays && closest_fast(rays, active, tris, count, sizeof *tris, index_base, hits,
-                             (flags & ~(RP_CULL_BACKFACE | RP_WATERTIGHT)) != 0)) {
-        if (count)
-            kernels_for(rays->n, count)->closest_triangle(rays, active, tris, count, index_base, flags, hits);
-        return RP_OK;
-    }
-    return closest_triangle_slow(rays, active, tris, count, index_base, flags, hits);
+    return closest_entry(CL_TRIANGLE, rays, active, tris, count, sizeof *tris, index_base,
+                         flags, hits);
+}
+
+rp_status rp_closest_sphere(rp_rays *rays, const uint8_t *active,
+                            const rp_sphere *spheres, size_t count,
+                            uint32_t index_base, rp_hits *hits) {
+    return closest_entry(CL_SPHERE, rays, active, spheres, count, sizeof *spheres, index_base,
+                         0, hits);
+}
+
+rp_status rp_closest_plane(rp_rays *rays, const uint8_t *active,
+                           const rp_plane *planes, size_t count,
+                           uint32_t index_base, rp_hits *hits) {
+    return closest_entry(CL_PLANE, rays, active, planes, count, sizeof *planes, index_base, 0,
+                         hits);
 }
 
 #define ARGS_OCCLUDED (ARGS_RAYS + 1 + ARGS_PRIMS + 2)
@@ -257,44 +293,4 @@ rp_status rp_occluded_triangle(const rp_rays *rays, const uint8_t *active,
         return RP_OK;
     }
     return occluded_slow(rays, active, tris, count, flags, occluded);
-}
-
-static RP_NOINLINE rp_status closest_sphere_slow(rp_rays *rays, const uint8_t *active,
-                                                 const rp_sphere *spheres, size_t count,
-                                                 uint32_t index_base, rp_hits *hits) {
-    rp_status s = check_closest(rays, active, spheres, count, sizeof *spheres, index_base, hits);
-    if (!s && rays->n && count)
-        kernels_for(rays->n, count)->closest_sphere(rays, active, spheres, count, index_base, hits);
-    return s;
-}
-
-rp_status rp_closest_sphere(rp_rays *rays, const uint8_t *active,
-                            const rp_sphere *spheres, size_t count,
-                            uint32_t index_base, rp_hits *hits) {
-    if (rays && closest_fast(rays, active, spheres, count, sizeof *spheres, index_base, hits, 0)) {
-        if (count)
-            kernels_for(rays->n, count)->closest_sphere(rays, active, spheres, count, index_base, hits);
-        return RP_OK;
-    }
-    return closest_sphere_slow(rays, active, spheres, count, index_base, hits);
-}
-
-static RP_NOINLINE rp_status closest_plane_slow(rp_rays *rays, const uint8_t *active,
-                                                const rp_plane *planes, size_t count,
-                                                uint32_t index_base, rp_hits *hits) {
-    rp_status s = check_closest(rays, active, planes, count, sizeof *planes, index_base, hits);
-    if (!s && rays->n && count)
-        kernels_for(rays->n, count)->closest_plane(rays, active, planes, count, index_base, hits);
-    return s;
-}
-
-rp_status rp_closest_plane(rp_rays *rays, const uint8_t *active,
-                           const rp_plane *planes, size_t count,
-                           uint32_t index_base, rp_hits *hits) {
-    if (rays && closest_fast(rays, active, planes, count, sizeof *planes, index_base, hits, 0)) {
-        if (count)
-            kernels_for(rays->n, count)->closest_plane(rays, active, planes, count, index_base, hits);
-        return RP_OK;
-    }
-    return closest_plane_slow(rays, active, planes, count, index_base, hits);
 }
