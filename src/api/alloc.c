@@ -138,6 +138,17 @@ void rp_hits_free(rp_hits *hits) {
  * element n - 1.  (The loop on its own becomes either run-time overlap
  * tests of 7 arrays or, with restrict, 6 calls of memset: for 8 records,
  * more than the work; issue 13.) */
+/* records i .. n - 1 reset one by one (any arrays, overlapping too) */
+static inline void reset_from(float *t, float *u, float *v, float *nx, float *ny, float *nz,
+                              uint32_t *prim, size_t i, size_t n) {
+    for (; i < n; i++) {
+        t[i] = INFINITY;
+        u[i] = v[i] = 0.0f;
+        nx[i] = ny[i] = nz[i] = 0.0f;
+        prim[i] = RP_NO_HIT;
+    }
+}
+
 static inline void reset_disjoint(float *t, float *u, float *v, float *nx, float *ny, float *nz,
                                   uint32_t *prim, size_t n) {
     size_t i = 0;
@@ -154,12 +165,7 @@ static inline void reset_disjoint(float *t, float *u, float *v, float *nx, float
         _mm_storeu_si128((__m128i *)(void *)(prim + i), none);
     }
 #endif
-    for (; i < n; i++) {
-        t[i] = INFINITY;
-        u[i] = v[i] = 0.0f;
-        nx[i] = ny[i] = nz[i] = 0.0f;
-        prim[i] = RP_NO_HIT;
-    }
+    reset_from(t, u, v, nx, ny, nz, prim, i, n);
 }
 
 rp_status rp_hits_reset(rp_hits *h) {
@@ -185,14 +191,7 @@ rp_status rp_hits_reset(rp_hits *h) {
         if (s)
             return s;
     }
-    /* the arrays in locals: the stores cannot change them (no reloads) */
-    float *t = h->t, *u = h->u, *v = h->v, *nx = h->nx, *ny = h->ny, *nz = h->nz;
-    uint32_t *prim = h->prim;
-    for (size_t i = 0, n = h->n; i < n; i++) {
-        t[i] = INFINITY;
-        u[i] = v[i] = 0.0f;
-        nx[i] = ny[i] = nz[i] = 0.0f;
-        prim[i] = RP_NO_HIT;
-    }
+    /* the arrays passed by value: the stores cannot change them (no reloads) */
+    reset_from(h->t, h->u, h->v, h->nx, h->ny, h->nz, h->prim, 0, h->n);
     return RP_OK;
 }

@@ -192,8 +192,6 @@ static inline void m_store01_mask(uint8_t *p, vm sel, vm val) {
 #define RP_V_PAIR
 static inline vf vf_dup_lo(vf a) { return simde_mm512_shuffle_f32x4(a, a, 0x44); }
 static inline vf vf_swap_halves(vf a) { return simde_mm512_shuffle_f32x4(a, a, 0x4E); }
-static inline vi vi_dup_lo(vi a) { return simde_mm512_shuffle_i32x4(a, a, 0x44); }
-static inline vi vi_swap_halves(vi a) { return simde_mm512_shuffle_i32x4(a, a, 0x4E); }
 static inline vm m_lo(vm m) { return (vm)(m & 0xFFu); }
 static inline vm m_hi_to_lo(vm m) { return (vm)(m >> 8); }
 static inline vm m_dup_lo(vm m) { return (vm)((m & 0xFFu) * 0x101u); }

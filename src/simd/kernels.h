@@ -55,8 +55,8 @@
  *          block), vf_pickr(t, k) (each lane's component k of such a t)
  *   pairs  optional, with RP_V_PAIR defined (closest.h's closest_pair: two
  *          primitives per step for at most W/2 rays; AVX-512 only):
- *          vf_dup_lo, vi_dup_lo (the low half in both halves),
- *          vf_swap_halves, vi_swap_halves, m_lo (the low half's lanes),
+ *          vf_dup_lo (the low half in both halves),
+ *          vf_swap_halves, m_lo (the low half's lanes),
  *          m_hi_to_lo (the high half's lanes moved to the low half),
  *          m_dup_lo (the low half's lanes in both halves),
  *          bc_prim2(p, q, nf, out) (field k of the records at p and q in
