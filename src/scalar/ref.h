@@ -57,6 +57,18 @@ static inline float rp_xorsign(float a, float s) {
     return rp_u2f(rp_f2u(a) ^ (rp_f2u(s) & 0x80000000u));
 }
 
+/* a ? x : y by bit masks, and the pad toward the near plane of an axis
+ * (-pad when rd < 0, else pad: o + it is o - pad or o + pad, and o - it
+ * the other, exactly, as IEEE 754 defines x - y as x + (-y); a NaN pad
+ * comes out as the same NaN).  For choices that follow the ray's
+ * direction, random on incoherent rays, where gcc compiled the
+ * conditional as a branch that was mispredicted about every other ray. */
+static inline float rp_pickf(int a, float x, float y) {
+    uint32_t m = 0u - (uint32_t)a;
+    return rp_u2f((rp_f2u(x) & m) | (rp_f2u(y) & ~m));
+}
+static inline float rp_near_pad(float rd, float pad) { return pad * (float)(1 - 2 * (rd < 0.0f)); }
+
 /* One ray, as the kernels see it after rp_rays_prepare(). */
 typedef struct rp_ray1 {
     float ox, oy, oz, dx, dy, dz, rdx, rdy, rdz, tmin, tmax;
@@ -229,13 +241,17 @@ static inline rp_wt_ray rp_ref_wt_setup(const rp_ray1 *r) {
     const float d[3] = {r->dx, r->dy, r->dz};
     const float rd[3] = {r->rdx, r->rdy, r->rdz};
     float ax = fabsf(r->dx), ay = fabsf(r->dy), az = fabsf(r->dz);
-    int kz = ay > ax ? 1 : 0;
-    float m = ay > ax ? ay : ax;
-    if (az > m)
-        kz = 2;
+    /* kz: 1 if |dy| > |dx|, else 0; then 2 if |dz| > the larger of the
+     * two; kx, ky the next axes, cyclically.  Arithmetic, not branches:
+     * the axis follows the data, and on incoherent rays a branch on it
+     * was mispredicted about once per ray (the scene layer's one-ray walk
+     * sets a ray up with this) */
+    static const int next[3] = {1, 2, 0}; /* (kz + 1 - 3 * (kz == 2): gcc branched) */
+    int y = ay > ax, z = az > rp_maxf(ay, ax);
+    int kz = y + z * (2 - y);
     w.kz = kz;
-    w.kx = kz == 2 ? 0 : kz + 1;
-    w.ky = w.kx == 2 ? 0 : w.kx + 1;
+    w.kx = next[kz];
+    w.ky = next[w.kx];
     w.sx = d[w.kx] / d[kz];
     w.sy = d[w.ky] / d[kz];
     w.sz = rd[kz];
@@ -345,10 +361,10 @@ static inline void rp_ref_wt_axis(float a, float b, float c, float o, float rd, 
     lo = rp_minf(c, lo);
     hi = rp_maxf(c, hi);
     int neg = rd < 0.0f;
-    float on = neg ? o - pad : o + pad;
-    float of = neg ? o + pad : o - pad;
-    float n = (neg ? hi : lo) - on;
-    float f = (neg ? lo : hi) - of;
+    float sp = rp_near_pad(rd, pad); /* neg ? o - pad : o + pad, without a branch */
+    float on = o + sp, of = o - sp;
+    float n = rp_pickf(neg, hi, lo) - on;
+    float f = rp_pickf(neg, lo, hi) - of;
     *t0 = n * rd;
     *t1 = f * rd;
 }

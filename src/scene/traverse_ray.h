@@ -65,13 +65,20 @@ typedef struct qray {
     unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
     vq wo[3], wsx, wsy, wsz; /* o[kx], o[ky], o[kz]; the shear */
     float fo[3], fd[3], frd2[2]; /* o, d in the frame; rd[kx], rd[ky] (rp_ref_wt_t_frame) */
-    vq mo[3], md[3];         /* o, d (world axes): the Moller-Trumbore test */
+    vq mo[3], md[3];         /* o, d (world axes): the Moller-Trumbore test (only without
+                              * RP_WATERTIGHT) */
     float pad;               /* rp_ref_wt_pad (rp_ref_mt_in_box) */
     int plain;               /* the ray is plain (vbox_ray's plain, traverse_simd.h) */
-    int row[9];              /* block row of vertex k's kx, ky, kz component */
+    const int *row;          /* block row of vertex k's kx, ky, kz component (qray_rows) */
 } qray;
 
-RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
+/* Block rows of vertex k's kx, ky, kz components (3 * k + axis), by kz. */
+static const int qray_rows[3][9] = {
+    {1, 2, 0, 4, 5, 3, 7, 8, 6}, {2, 0, 1, 5, 3, 4, 8, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7, 8}};
+
+/* Ray i's state.  flags: the query's (without RP_WATERTIGHT the
+ * Moller-Trumbore broadcasts too).  No branch on the ray's values. */
+RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned flags, qray *q) {
     rp_ray1 r = {rays->ox[i], rays->oy[i], rays->oz[i], rays->dx[i], rays->dy[i],
                  rays->dz[i], rays->rdx[i], rays->rdy[i], rays->rdz[i], rays->tmin[i],
                  rays->tmax[i]};
@@ -81,23 +88,32 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
     const float o[3] = {r.ox, r.oy, r.oz}, rd[3] = {r.rdx, r.rdy, r.rdz};
     const float d[3] = {r.dx, r.dy, r.dz};
     q->pad = pad;
-    for (int a = 0; a < 3; a++) {
-        q->mo[a] = q_set1(o[a]);
-        q->md[a] = q_set1(d[a]);
-    }
-    const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
+    if (!(flags & RP_WATERTIGHT))
+        for (int a = 0; a < 3; a++) {
+            q->mo[a] = q_set1(o[a]);
+            q->md[a] = q_set1(d[a]);
+        }
     /* plain: every rd finite, nonzero, below FLT_MAX in magnitude, m =
      * max |o| + bound below 2^127 and m * |rd| < 2^125 (vbox_ray's plain
      * in traverse_simd.h) */
     float m = rp_maxf(fabsf(o[2]), rp_maxf(fabsf(o[1]), fabsf(o[0]))) + bound;
     for (int a = 0; a < 3; a++) { /* the box test: world axes, the reference's order */
         int neg = rd[a] < 0.0f;
-        /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane */
-        q->on[a] = n_set1(neg ? o[a] - pad : o[a] + pad);
-        q->of[a] = n_set1(neg ? o[a] + pad : o[a] - pad);
+        /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane, of
+         * the other way: o + sp and o - sp with sp = pad signed as rd
+         * (o - pad is o + (-pad) exactly: IEEE 754 defines it so).  The
+         * sign bit of rd is rd < 0 wherever on and of are read: an axis
+         * whose rd is 0, -0 or NaN is loose, and qray_nodeN puts +-inf in
+         * place of its slab values.  No branch: the sign follows the
+         * direction, random on incoherent rays, where gcc's branch on it
+         * was mispredicted about every other ray, and no conversion: the
+         * first node test waits on these */
+        float sp = rp_xorsign(pad, rd[a]);
+        q->on[a] = n_set1(o[a] + sp);
+        q->of[a] = n_set1(o[a] - sp);
         q->rd[a] = n_set1(rd[a]);
-        q->nearoff[a] = (neg ? 3 + a : a) * RP_BVH_WIDTH;
-        q->faroff[a] = (neg ? a : 3 + a) * RP_BVH_WIDTH;
+        q->nearoff[a] = (a + 3 * neg) * RP_BVH_WIDTH;
+        q->faroff[a] = (a + 3 - 3 * neg) * RP_BVH_WIDTH;
     }
     /* The flags, the three axes in the lanes of one vector (lane 3 unused):
      * loose where |rd| is not > 0 (0 or NaN: not rd < 0 and not rd > 0)
@@ -113,20 +129,19 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, qray *q) {
     q->loose = lz;
     q->rloose = (lz & kzb) | (~bd & 7u & ~kzb);
     q->plain = (m < 0x1p127f) & ((bd & small & 7u) == 7u);
-    for (int i = 0; i < 3; i++) { /* the triangle tests: the ray's frame */
-        int a = ax[i];
-        q->wo[i] = q_set1(o[a]);
-        q->fo[i] = o[a];
-        q->fd[i] = d[a];
-        if (i < 2)
-            q->frd2[i] = rd[a];
+    const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
+    for (int k = 0; k < 3; k++) { /* the triangle tests: the ray's frame */
+        int a = ax[k];
+        q->wo[k] = q_set1(o[a]);
+        q->fo[k] = o[a];
+        q->fd[k] = d[a];
+        if (k < 2)
+            q->frd2[k] = rd[a];
     }
     q->wsx = q_set1(q->w.sx);
     q->wsy = q_set1(q->w.sy);
     q->wsz = q_set1(q->w.sz);
-    for (int k = 0; k < 3; k++)
-        for (int a = 0; a < 3; a++)
-            q->row[3 * k + a] = 3 * k + ax[a];
+    q->row = qray_rows[q->w.kz];
 }
 
 /* The six slab values of a node's children: near and far planes, x, y, z. */
@@ -476,7 +491,7 @@ RP_INLINE int scene_ray_walk(const rp_scene *s, qray *q, qentry e0, unsigned fla
 RP_INLINE int scene_ray(const rp_scene *s, rp_rays *rays, size_t i, unsigned flags,
                         rp_hits *hits, uint32_t *mesh, int closest, qentry *stack) {
     qray q;
-    qray_setup(rays, i, s->bound, &q);
+    qray_setup(rays, i, s->bound, flags, &q);
     qbest bb = {RP_NO_HIT, 0, closest && hits->prim[i] != RP_NO_HIT};
     if (scene_ray_walk(s, &q, (qentry){0, 0, -INFINITY}, flags, closest, &bb, stack))
         return 1;

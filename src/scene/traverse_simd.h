@@ -273,7 +273,7 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
                         lone_walks *lw, qentry *rstack) {
     qray *q = &lw->qs[l];
     if (!((lw->ready >> l) & 1u)) {
-        qray_setup(rays, i + (size_t)l, s->bound, q);
+        qray_setup(rays, i + (size_t)l, s->bound, flags, q);
         lw->ready |= 1u << l;
     }
     float bt[V_W];
@@ -609,14 +609,14 @@ static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const ui
 static unsigned scene_node_ray(const rp_rays *rays, size_t i, float bound,
                                const rp_bvh_node *nd, float best, float *ent) {
     qray q;
-    qray_setup(rays, i, bound, &q);
+    qray_setup(rays, i, bound, RP_WATERTIGHT, &q);
     return qray_node(&q, nd, best, ent);
 }
 
 static unsigned scene_block_ray(const rp_rays *rays, size_t i, float bound, const rp_tri4 *b,
                                 unsigned n, float best) {
     qray q;
-    qray_setup(rays, i, bound, &q);
+    qray_setup(rays, i, bound, RP_WATERTIGHT, &q);
     return qray_block(&q, b, n, best);
 }
 
