@@ -163,16 +163,20 @@ RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *
         qray_slabs(q, base, t0, t1);
         /* box_fast's short form (traverse_simd.h): no NaN, no infinity, no
          * +-FLT_MAX in any slab value, tmin <= best.  An empty child's
-         * inverted box (lo +inf, hi -inf) gives tn = +inf, tf = -inf on
-         * every axis, which fails; the child check stays all the same, as
-         * a pushed empty child would be read out of bounds */
+         * inverted box (lo +inf, hi -inf) fails here without the child
+         * check of the general form below: its near plane is +inf where rd
+         * > 0 and -inf where rd < 0, its far plane the other, and on, of
+         * and rd are finite and rd nonzero, so (plane - on) * rd is +inf
+         * and (plane - of) * rd is -inf on every axis, in every rounding
+         * mode and under FTZ and DAZ (infinities are exact); max(+inf,
+         * tmin) <= min(-inf, best) is false.  (test_scene's trees have
+         * empty slots wherever a node has fewer children than lanes.) */
+        (void)child;
         vn tn = n_max(t0[1], t0[0]), tf = n_min(t1[1], t1[0]);
         tn = n_max(t0[2], tn);
         tf = n_min(t1[2], tf);
         n_store(ent, tn);
-        vn ch = n_load((const float *)(const void *)child);
-        return n_bits(n_and(n_le(n_max(tn, n_set1(q->r.tmin)), n_min(tf, n_set1(best))),
-                            n_eq(ch, ch)));
+        return n_bits(n_le(n_max(tn, n_set1(q->r.tmin)), n_min(tf, n_set1(best))));
     }
     qray_slabs(q, base, t0, t1);
     if (q->loose) /* rare: a flushed or saturated 1 / d, or a NaN component */
