@@ -380,11 +380,27 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         const rp_bvh_node *nd = &s->nodes[pe.node];
         pentry kids[RP_BVH_WIDTH];
         int nk = 0;
+        /* Every child's box first, then the children hit, in child order:
+         * no branch per child on whether it is hit (or empty), which
+         * incoherent packets make random (callgrind's model put 3.7
+         * mispredictions per diffuse ray on the two).  An empty child
+         * (RP_NO_HIT, an inverted box) is tested too and dropped by the
+         * mask.  The boxes see the best t as the node is entered: a leaf
+         * child's hits may lower it before a later child is entered, which
+         * then could have been skipped; entering it anyway only tests more
+         * (the result is a minimum). */
+        vf ents[RP_BVH_WIDTH];
+        vm hs[RP_BVH_WIDTH];
+        unsigned hit = 0;
         for (int k = 0; k < RP_BVH_WIDTH; k++) {
-            if (nd->child[k] == RP_NO_HIT)
-                continue;
-            vf entry;
-            vm h = m_and(box_test(r, br, nd, k, best, &entry), todo);
+            hs[k] = m_and(box_test(r, br, nd, k, best, &ents[k]), todo);
+            unsigned hb = lone ? m_bits(hs[k]) & play : m_bits(hs[k]);
+            hit |= (unsigned)((hb != 0) & (nd->child[k] != RP_NO_HIT)) << k;
+        }
+        for (; hit; hit &= hit - 1u) {
+            int k = __builtin_ctz(hit);
+            vf entry = ents[k];
+            vm h = m_and(hs[k], todo); /* (a leaf before may have ended lanes) */
             unsigned hb = lone ? m_bits(h) & play : m_bits(h);
             if (!hb)
                 continue;
