@@ -392,7 +392,10 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         vf ents[RP_BVH_WIDTH];
         vm hs[RP_BVH_WIDTH];
         unsigned hit = 0;
-        for (int k = 0; k < RP_BVH_WIDTH; k++) {
+        int nv = RP_BVH_WIDTH; /* up to the last child: the build fills a node's slots in order */
+        while (nv > 2 && nd->child[nv - 1] == RP_NO_HIT)
+            nv--;
+        for (int k = 0; k < nv; k++) {
             hs[k] = m_and(box_test(r, br, nd, k, best, &ents[k]), todo);
             unsigned hb = lone ? m_bits(hs[k]) & play : m_bits(hs[k]);
             hit |= (unsigned)((hb != 0) & (nd->child[k] != RP_NO_HIT)) << k;
