@@ -77,6 +77,9 @@ typedef struct rp_kernels {
     void (*scene_box_packet)(const rp_rays *rays, size_t i, size_t m, float bound,
                              const struct rp_bvh_node *nd, int k, const float *best,
                              uint8_t *hit, float *entry);
+    void (*scene_lane_nodes)(const rp_rays *rays, size_t i, size_t m, float bound,
+                             const struct rp_bvh_node *nd, const float *best, uint8_t *hit,
+                             float *emin);
 } rp_kernels;
 
 /* Each variant's table; a variant not compiled in is absent (see

@@ -741,7 +741,15 @@ static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const ui
  *   - scene_box_packet: the packet box test (box_test) of rays i .. i+m-1
  *     (any m: packets of V_W) against child k of nd with per-ray best t
  *     (best[0] for ray i): hit bytes and kz entries; an empty child is
- *     a miss for every ray, as scene_packet skips it before box_test. */
+ *     a miss for every ray, as scene_packet skips it before box_test;
+ *   - scene_lane_nodes: a mixed-sign packet's node step by lanes
+ *     (lane_nodes) for rays i .. i+m-1 (packets of V_W; each packet's live
+ *     lanes all in play) against nd with per-ray best t: hit[W j + k]
+ *     whether ray i+j passes child k, emin[W j + k] the least entry among
+ *     the rays of its packet that pass child k (+inf where none does).  A
+ *     packet where box_test would not take its short form (a live ray not
+ *     plain, or tmin > best), which the walk does not test by lanes, is
+ *     left out: hit 0 and emin NaN for its rays. */
 static unsigned scene_node_ray(const rp_rays *rays, size_t i, float bound,
                                const rp_bvh_node *nd, float best, float *ent) {
     qray q;
@@ -782,5 +790,37 @@ static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float boun
             hit[i0 - i + l] = (uint8_t)((h >> l) & 1u);
             entry[i0 - i + l] = e[l];
         }
+    }
+}
+
+static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float bound,
+                             const rp_bvh_node *nd, const float *best, uint8_t *hit,
+                             float *emin) {
+    for (size_t i0 = i; i0 < i + m; i0 += V_W) { /* packets of V_W rays */
+        size_t w = min_w(i + m - i0);
+        vray r;
+        ld_rays(rays, i0, w, NEED_D | NEED_RD | NEED_WT, &r);
+        vm live = m_and(m_lanes((int)w), vf_eq(r.rdx, r.rdx));
+        wt_uniform(&r, live);
+        vbox_ray br;
+        box_ray_setup(&r, live, bound, &br);
+        float b[V_W];
+        for (int l = 0; l < V_W; l++)
+            b[l] = (size_t)l < w ? best[i0 - i + (size_t)l] : NAN;
+        int fast = m_any(live) && box_fast(&br, live, r.tmin, vf_loadu(b));
+        uint32_t lanes[RP_BVH_WIDTH] = {0};
+        float em[RP_BVH_WIDTH];
+        unsigned h = 0;
+        if (fast) {
+            lane_box lb;
+            lane_box_setup(&r, &br, &lb);
+            h = lane_nodes(&lb, nd, m_bits(live), b, lanes, em);
+        }
+        for (size_t l = 0; l < w; l++)
+            for (int k = 0; k < RP_BVH_WIDTH; k++) {
+                size_t at = (i0 - i + l) * RP_BVH_WIDTH + (size_t)k;
+                hit[at] = (uint8_t)(fast && ((h >> k) & 1u) && ((lanes[k] >> l) & 1u));
+                emin[at] = fast ? em[k] : NAN;
+            }
     }
 }

@@ -2,9 +2,10 @@
  * internal.c - rp_check's tests of internal functions, as dav1d's checkasm
  * tests each DSP function rather than only the decoder's output: the steps
  * of the scene traversals that every SIMD variant has (the one-ray node
- * test, the one-ray leaf-block filter, the packet box test), reached
- * through the variant's table (rp_kernels: scene_node_ray, scene_block_ray,
- * scene_box_packet), against the scalar reference they stand for in
+ * test, the one-ray leaf-block filter, the packet box test, the packet
+ * node step by lanes), reached through the variant's table (rp_kernels:
+ * scene_node_ray, scene_block_ray, scene_box_packet, scene_lane_nodes),
+ * against the scalar reference they stand for in
  * src/scalar/ref.h, on random and special inputs:
  *   internal_node_ray    the children bits and kz entries equal
  *                        rp_ref_slab_wt_steps per child (line & range,
@@ -12,6 +13,14 @@
  *   internal_box_packet  the same, per lane, for packets of 1 to 37 rays
  *                        (several packets, partial ones, shared and mixed
  *                        octants and frames);
+ *   internal_lane_nodes  a mixed-sign packet's node step by lanes
+ *                        (scene_lane_nodes): each ray's children bits as
+ *                        rp_ref_slab_wt_steps's, and each child's packet
+ *                        entry the least of its passing rays' reference
+ *                        entries, bit for bit; packets of 1 to 37 rays,
+ *                        mostly plain directions, as the walk takes this
+ *                        step only where every ray is plain (the rays it
+ *                        left out are counted);
  *   internal_block_ray   no lane dropped that the reference hits in
  *                        [tmin, best] (rp_ref_wt_eval, rp_ref_wt_t), no bit
  *                        past the leaf's count; the lanes dropped are
@@ -56,8 +65,12 @@ static float iscale(irng *r) {
     return s[k];
 }
 
-/* a direction component: random, or 0, -0, a denormal, huge */
+/* a direction component: random, or 0, -0, a denormal, huge (random only
+ * while iplain is set) */
+static int iplain;
 static float idir(irng *r) {
+    if (iplain)
+        return irange(r, -1.0f, 1.0f);
     uint32_t k = ibelow(r, 20);
     switch (k) {
     case 0: return 0.0f;
@@ -151,11 +164,11 @@ static int fsame(float a, float b) {
     return x == y;
 }
 
-static const char *const inames[3] = {"internal_node_ray", "internal_box_packet",
-                                      "internal_block_ray"};
+static const char *const inames[4] = {"internal_node_ray", "internal_box_packet",
+                                      "internal_block_ray", "internal_lane_nodes"};
 
 int rpc_internal_selected(const char *kernel_list) {
-    for (int f = 0; f < 3; f++)
+    for (int f = 0; f < 4; f++)
         if (rpc_name_selected(kernel_list, inames[f]))
             return 1;
     return 0;
@@ -369,6 +382,54 @@ static int check_packet(const rp_kernels *kt, const ncase *c, size_t n, int k, i
     return bad != 0;
 }
 
+/* lane_nodes: 1 if the variant differs from the reference; *out: the rays
+ * left out (their packet not plain) */
+static int check_lanes(const rp_kernels *kt, const ncase *c, size_t n, int pr,
+                       unsigned long *out) {
+    static uint8_t hit[40 * RP_BVH_WIDTH];
+    static float em[40 * RP_BVH_WIDTH];
+    kt->scene_lane_nodes(&c->rays, 0, n, c->bound, &c->nd, c->best, hit, em);
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t at = i * RP_BVH_WIDTH;
+        if (isnan(em[at])) { /* left out: then no bit either */
+            for (int k = 0; k < RP_BVH_WIDTH; k++)
+                bad |= hit[at + (size_t)k] != 0;
+            (*out)++;
+            continue;
+        }
+        for (int k = 0; k < RP_BVH_WIDTH; k++) {
+            float e = 0.0f;
+            int x = ref_child(c, i, k, c->best[i], &e);
+            int d = hit[at + (size_t)k] != x;
+            if (x) {
+                /* the packet's entry: at most this ray's, and some passing
+                 * ray's of the same packet (the same emin) exactly */
+                float p = em[at + (size_t)k];
+                int found = 0;
+                for (size_t j = 0; j < n && !found; j++) {
+                    float ej = 0.0f;
+                    if (hit[j * RP_BVH_WIDTH + (size_t)k] &&
+                        fsame(em[j * RP_BVH_WIDTH + (size_t)k], p) &&
+                        ref_child(c, j, k, c->best[j], &ej))
+                        found = fsame(ej, p) || (ej == 0.0f && p == 0.0f);
+                }
+                d |= !(p <= e) || !found;
+            }
+            if (d && pr && bad < 2) {
+                printf("    ray %zu of %zu, child %d: reference hit %d entry %a, variant hit %d "
+                       "packet entry %a (best %a)\n",
+                       i, n, k, x, (double)e, hit[at + (size_t)k], (double)em[at + (size_t)k],
+                       (double)c->best[i]);
+                print_ray(&c->rays, i);
+                print_box(&c->nd, k);
+            }
+            bad += d;
+        }
+    }
+    return bad != 0;
+}
+
 /* One block case: a ray, four triangles near it (the lanes past n repeat
  * lane n - 1), a best t. */
 typedef struct bcase {
@@ -485,10 +546,10 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
         (*failed)++;
         return;
     }
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 4; f++) {
         if (!rpc_name_selected(kernel_list, inames[f]))
             continue;
-        unsigned long kf[RP_ISA_COUNT] = {0}, dropped = 0, lanes = 0;
+        unsigned long kf[RP_ISA_COUNT] = {0}, dropped = 0, lanes = 0, left = 0, rays_n = 0;
         int tested = 0;
         for (int v = 0; v < nisa; v++) {
             rp_set_isa(isas[v]);
@@ -501,12 +562,14 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                 irng r = {seed ^ (0x51ed2701u * (uint64_t)(f + 1)) ^ (it * 0x9e3779b97f4a7c15ULL)};
                 int bad;
                 rays.n = 40;
-                if (f == 0 || f == 1) {
+                if (f == 0 || f == 1 || f == 3) {
                     static ncase c;
                     size_t n = f == 0 ? 1 : 1 + ibelow(&r, 37);
                     c.rays = rays;
                     c.rays.n = n;
+                    iplain = f == 3 && ibelow(&r, 4) != 0;
                     gen_node(&r, &c, n);
+                    iplain = 0;
                     /* best per ray: a boundary of the reference's (child 0..3) */
                     for (size_t i = 0; i < n; i++) {
                         float bnd[2 * RP_BVH_WIDTH];
@@ -527,6 +590,17 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                             printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
                                    rp_isa_name(isas[v]), it, seed);
                             check_node(kt, &c, 1);
+                            printed++;
+                        }
+                    } else if (f == 3) {
+                        unsigned long lo = 0;
+                        bad = check_lanes(kt, &c, n, 0, &lo);
+                        left += lo;
+                        rays_n += n;
+                        if (bad && printed < 2) {
+                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
+                                   rp_isa_name(isas[v]), it, seed);
+                            check_lanes(kt, &c, n, 1, &lo);
                             printed++;
                         }
                     } else {
@@ -576,6 +650,8 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                 printf(" %s:%s", rp_isa_name(isas[v]), kf[isas[v]] ? "FAILED" : "ok");
         if (f == 2)
             printf(" (%lu of %lu lanes dropped)", dropped, lanes);
+        if (f == 3)
+            printf(" (%lu of %lu rays in packets left out: not plain)", left, rays_n);
         printf("\n");
         fflush(stdout);
     }
