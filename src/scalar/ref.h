@@ -44,26 +44,24 @@
  * ran about 50 of them per diffuse ray).  minss/vminss d, a, b is
  * d = a < b ? a : b; not volatile: a pure function of a and b, as the
  * arithmetic around it. */
-static inline float rp_minf(float a, float b) {
-    float r;
 #if defined(__AVX__)
-    __asm__("vminss %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
+#define RP_REF_MINMAX(name, op)                                                                    \
+    static inline float name(float a, float b) {                                                   \
+        float r;                                                                                   \
+        __asm__("v" op " %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));                                 \
+        return r;                                                                                  \
+    }
 #else
-    r = a;
-    __asm__("minss %1, %0" : "+x"(r) : "x"(b));
+#define RP_REF_MINMAX(name, op)                                                                    \
+    static inline float name(float a, float b) {                                                   \
+        float r = a;                                                                               \
+        __asm__(op " %1, %0" : "+x"(r) : "x"(b));                                                  \
+        return r;                                                                                  \
+    }
 #endif
-    return r;
-}
-static inline float rp_maxf(float a, float b) {
-    float r;
-#if defined(__AVX__)
-    __asm__("vmaxss %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
-#else
-    r = a;
-    __asm__("maxss %1, %0" : "+x"(r) : "x"(b));
-#endif
-    return r;
-}
+RP_REF_MINMAX(rp_minf, "minss")
+RP_REF_MINMAX(rp_maxf, "maxss")
+#undef RP_REF_MINMAX
 #elif (defined(__SSE2__) || defined(_M_X64)) && !defined(RP_REF_PORTABLE_MINMAX)
 #include <emmintrin.h>
 static inline float rp_minf(float a, float b) {

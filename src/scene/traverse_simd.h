@@ -764,6 +764,21 @@ static unsigned scene_block_ray(const rp_rays *rays, size_t i, float bound, cons
     return qray_block(&q, b, n, best);
 }
 
+/* The packet of rays i0 .. i0+w-1 as scene_packet sets it up, with best t
+ * best[0 .. w-1] (NaN past w) in b and box_fast's answer for them in
+ * br->fast; returns the live lanes. */
+static vm check_packet_setup(const rp_rays *rays, size_t i0, size_t w, float bound,
+                             const float *best, vray *r, vbox_ray *br, float b[V_W]) {
+    ld_rays(rays, i0, w, NEED_D | NEED_RD | NEED_WT, r);
+    vm live = m_and(m_lanes((int)w), vf_eq(r->rdx, r->rdx));
+    wt_uniform(r, live);
+    box_ray_setup(r, live, bound, br);
+    for (int l = 0; l < V_W; l++)
+        b[l] = (size_t)l < w ? best[l] : NAN;
+    br->fast = box_fast(br, live, r->tmin, vf_loadu(b));
+    return live;
+}
+
 static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float bound,
                              const rp_bvh_node *nd, int k, const float *best, uint8_t *hit,
                              float *entry) {
@@ -774,15 +789,9 @@ static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float boun
     for (size_t i0 = i; i0 < i + m; i0 += V_W) { /* packets of V_W rays */
         size_t w = min_w(i + m - i0);
         vray r;
-        ld_rays(rays, i0, w, NEED_D | NEED_RD | NEED_WT, &r);
-        vm live = m_and(m_lanes((int)w), vf_eq(r.rdx, r.rdx));
-        wt_uniform(&r, live);
         vbox_ray br;
-        box_ray_setup(&r, live, bound, &br);
         float b[V_W], e[V_W];
-        for (int l = 0; l < V_W; l++)
-            b[l] = (size_t)l < w ? best[i0 - i + (size_t)l] : NAN;
-        br.fast = box_fast(&br, live, r.tmin, vf_loadu(b));
+        vm live = check_packet_setup(rays, i0, w, bound, best + (i0 - i), &r, &br, b);
         vf ev;
         unsigned h = m_bits(m_and(box_test(&r, &br, nd, k, vf_loadu(b), &ev), live));
         vf_storeu(e, ev);
@@ -799,15 +808,10 @@ static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float boun
     for (size_t i0 = i; i0 < i + m; i0 += V_W) { /* packets of V_W rays */
         size_t w = min_w(i + m - i0);
         vray r;
-        ld_rays(rays, i0, w, NEED_D | NEED_RD | NEED_WT, &r);
-        vm live = m_and(m_lanes((int)w), vf_eq(r.rdx, r.rdx));
-        wt_uniform(&r, live);
         vbox_ray br;
-        box_ray_setup(&r, live, bound, &br);
         float b[V_W];
-        for (int l = 0; l < V_W; l++)
-            b[l] = (size_t)l < w ? best[i0 - i + (size_t)l] : NAN;
-        int fast = m_any(live) && box_fast(&br, live, r.tmin, vf_loadu(b));
+        vm live = check_packet_setup(rays, i0, w, bound, best + (i0 - i), &r, &br, b);
+        int fast = m_any(live) && br.fast;
         uint32_t lanes[RP_BVH_WIDTH] = {0};
         float em[RP_BVH_WIDTH];
         unsigned h = 0;
