@@ -11,12 +11,15 @@
  *   - one ray at a time (traverse_ray.h): lanes over a node's children and
  *     a leaf block's triangles, for incoherent rays.
  * A packet whose rays' direction signs differ (bounces) hands a node or a
- * leaf where one lane is left to the one-ray walk (lone_walk); the same
- * tests either way, so the same results.
+ * leaf where one lane is left to the one-ray walk (lone_walk), and on AVX2
+ * tests its nodes lane by lane, a node's children in one register
+ * (lane_nodes); the same tests either way, so the same results.
  * Packets: a child is entered when the conservative box test of the
  * reference (rp_ref_slab_wt_entry, here for W rays against one broadcast
- * box, the same operations lane by lane) passes for some lane whose best t
- * its entry does not exceed; a leaf's triangles go through the watertight
+ * box, or one ray against a node's boxes, the same operations lane by
+ * lane) passes for some lane whose best t its entry does not exceed; a
+ * node's boxes are all tested as it is entered, before any of its leaves
+ * (so with the best t it was entered with); a leaf's triangles go through the watertight
  * packet step of the brute-force kernels (wt_pick, wt_cand, tri_late).  A
  * lane may so test more triangles than the reference traversal would, never
  * fewer, and every acceptance is the reference's (nearer, or equal t and a
