@@ -82,17 +82,13 @@ static inline float rp_xorsign(float a, float s) {
     return rp_u2f(rp_f2u(a) ^ (rp_f2u(s) & 0x80000000u));
 }
 
-/* a ? x : y by bit masks, and the pad toward the near plane of an axis
- * (-pad when rd < 0, else pad: o + it is o - pad or o + pad, and o - it
- * the other, exactly, as IEEE 754 defines x - y as x + (-y); a NaN pad
- * comes out as the same NaN).  For choices that follow the ray's
- * direction, random on incoherent rays, where gcc compiled the
- * conditional as a branch that was mispredicted about every other ray. */
+/* a ? x : y by bit masks: for choices that follow the ray's direction,
+ * random on incoherent rays, where gcc compiled the conditional as a
+ * branch that was mispredicted about every other ray. */
 static inline float rp_pickf(int a, float x, float y) {
     uint32_t m = 0u - (uint32_t)a;
     return rp_u2f((rp_f2u(x) & m) | (rp_f2u(y) & ~m));
 }
-static inline float rp_near_pad(float rd, float pad) { return pad * (float)(1 - 2 * (rd < 0.0f)); }
 
 /* One ray, as the kernels see it after rp_rays_prepare(). */
 typedef struct rp_ray1 {
@@ -386,7 +382,11 @@ static inline void rp_ref_wt_axis(float a, float b, float c, float o, float rd, 
     lo = rp_minf(c, lo);
     hi = rp_maxf(c, hi);
     int neg = rd < 0.0f;
-    float sp = rp_near_pad(rd, pad); /* neg ? o - pad : o + pad, without a branch */
+    /* the pad toward the near plane, -pad where rd < 0: pad with rd's
+     * sign bit, which is rd < 0 for the bounding rd (finite, nonzero) that
+     * this is called with (rp_ref_wt_tplane); o + sp is o - pad there
+     * exactly, as IEEE 754 defines x - y as x + (-y).  No branch. */
+    float sp = rp_xorsign(pad, rd);
     float on = o + sp, of = o - sp;
     float n = rp_pickf(neg, hi, lo) - on;
     float f = rp_pickf(neg, lo, hi) - of;

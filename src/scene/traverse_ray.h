@@ -76,6 +76,11 @@ typedef struct qray {
 static const int qray_rows[3][9] = {
     {1, 2, 0, 4, 5, 3, 7, 8, 6}, {2, 0, 1, 5, 3, 4, 8, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7, 8}};
 
+/* The float offsets in a node (lo[3][W], hi[3][W]) of axis a's near and
+ * far planes for a ray whose rd[a] < 0 is neg: lo is near unless neg. */
+static inline int node_near_off(int a, int neg) { return (a + 3 * neg) * RP_BVH_WIDTH; }
+static inline int node_far_off(int a, int neg) { return (a + 3 - 3 * neg) * RP_BVH_WIDTH; }
+
 /* Ray i's state.  flags: the query's (without RP_WATERTIGHT the
  * Moller-Trumbore broadcasts too).  No branch on the ray's values. */
 RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned flags, qray *q) {
@@ -112,8 +117,8 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
         q->on[a] = n_set1(o[a] + sp);
         q->of[a] = n_set1(o[a] - sp);
         q->rd[a] = n_set1(rd[a]);
-        q->nearoff[a] = (a + 3 * neg) * RP_BVH_WIDTH;
-        q->faroff[a] = (a + 3 - 3 * neg) * RP_BVH_WIDTH;
+        q->nearoff[a] = node_near_off(a, neg);
+        q->faroff[a] = node_far_off(a, neg);
     }
     /* The flags, the three axes in the lanes of one vector (lane 3 unused):
      * loose where |rd| is not > 0 (0 or NaN: not rd < 0 and not rd > 0)
@@ -144,11 +149,31 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
     q->row = qray_rows[q->w.kz];
 }
 
-/* The six slab values of a node's children: near and far planes, x, y, z. */
+/* One ray's slab value at a plane of a node's children (the plane's W
+ * floats at p): (plane - o) * rd, o the ray's grown origin toward that
+ * plane and rd its 1 / d on the plane's axis, broadcast. */
+RP_INLINE vn node_plane(const float *p, vn o, vn rd) { return n_mul(n_sub(n_load(p), o), rd); }
+
+/* The short form of the node test (box_fast's, traverse_simd.h: no NaN,
+ * no infinity, no +-FLT_MAX in any slab value, tmin <= best): the
+ * children passed (a mask), *tn their entries, *fail the children not
+ * passed (the complement: no NaN).  The reference's running max and min,
+ * in the order y, x, then z. */
+RP_INLINE vn node_short(const vn t0[3], const vn t1[3], vn tmin, vn best, vn *tn, vn *fail) {
+    vn n = n_max(t0[1], t0[0]), f = n_min(t1[1], t1[0]);
+    n = n_max(t0[2], n);
+    f = n_min(t1[2], f);
+    *tn = n;
+    vn lhs = n_max(n, tmin), rhs = n_min(f, best);
+    *fail = n_gt(lhs, rhs);
+    return n_le(lhs, rhs);
+}
+
+/* The six slab values of a node's children for ray q. */
 RP_INLINE void qray_slabs(const qray *q, const float *base, vn t0[3], vn t1[3]) {
     for (int a = 0; a < 3; a++) {
-        t0[a] = n_mul(n_sub(n_load(base + q->nearoff[a]), q->on[a]), q->rd[a]);
-        t1[a] = n_mul(n_sub(n_load(base + q->faroff[a]), q->of[a]), q->rd[a]);
+        t0[a] = node_plane(base + q->nearoff[a], q->on[a], q->rd[a]);
+        t1[a] = node_plane(base + q->faroff[a], q->of[a], q->rd[a]);
     }
 }
 
@@ -172,11 +197,10 @@ RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *
          * tmin) <= min(-inf, best) is false.  (test_scene's trees have
          * empty slots wherever a node has fewer children than lanes.) */
         (void)child;
-        vn tn = n_max(t0[1], t0[0]), tf = n_min(t1[1], t1[0]);
-        tn = n_max(t0[2], tn);
-        tf = n_min(t1[2], tf);
+        vn tn, fail;
+        vn pass = node_short(t0, t1, n_set1(q->r.tmin), n_set1(best), &tn, &fail);
         n_store(ent, tn);
-        return n_bits(n_le(n_max(tn, n_set1(q->r.tmin)), n_min(tf, n_set1(best))));
+        return n_bits(pass);
     }
     qray_slabs(q, base, t0, t1);
     if (q->loose) /* rare: a flushed or saturated 1 / d, or a NaN component */

@@ -329,7 +329,7 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
 #endif
 typedef struct lane_box {
     float on[3][V_W], of[3][V_W], rd[3][V_W], tmin[V_W];
-    int off[V_W][6]; /* byte offsets of the near planes (x, y, z), then the far ones */
+    int nearoff[V_W][3], faroff[V_W][3]; /* node_near_off, node_far_off of each lane */
 } lane_box;
 
 RP_INLINE void lane_box_setup(const vray *r, const vbox_ray *br, lane_box *lb) {
@@ -346,8 +346,8 @@ RP_INLINE void lane_box_setup(const vray *r, const vbox_ray *br, lane_box *lb) {
     for (int l = 0; l < V_W; l++)
         for (int a = 0; a < 3; a++) {
             int n = (int)((nb[a] >> l) & 1u);
-            lb->off[l][a] = (a + 3 * n) * RP_BVH_WIDTH * (int)sizeof(float);
-            lb->off[l][3 + a] = (a + 3 - 3 * n) * RP_BVH_WIDTH * (int)sizeof(float);
+            lb->nearoff[l][a] = node_near_off(a, n);
+            lb->faroff[l][a] = node_far_off(a, n);
         }
 }
 
@@ -359,27 +359,19 @@ RP_INLINE unsigned lane_nodes(const lane_box *lb, const rp_bvh_node *nd, unsigne
                               float emin[RP_BVH_WIDTH]) {
     unsigned hit = 0;
     for (int kk = 0; kk < RP_BVH_WIDTH; kk += RP_N_LANES) {
-        const char *base = (const char *)(const void *)&nd->lo[0][kk];
+        const float *base = &nd->lo[0][kk];
         vn acc = n_set1(0.0f), em = n_set1(INFINITY);
         unsigned h = 0;
         for (unsigned p = play; p; p &= p - 1u) {
             int l = __builtin_ctz(p);
-            vn t0[3], t1[3];
+            vn t0[3], t1[3], tn;
             for (int a = 0; a < 3; a++) {
-                vn rda = n_set1(lb->rd[a][l]);
-                t0[a] = n_mul(n_sub(n_load((const float *)(const void *)(base + lb->off[l][a])),
-                                    n_set1(lb->on[a][l])),
-                              rda);
-                t1[a] = n_mul(
-                    n_sub(n_load((const float *)(const void *)(base + lb->off[l][3 + a])),
-                          n_set1(lb->of[a][l])),
-                    rda);
+                vn rd = n_set1(lb->rd[a][l]);
+                t0[a] = node_plane(base + lb->nearoff[l][a], n_set1(lb->on[a][l]), rd);
+                t1[a] = node_plane(base + lb->faroff[l][a], n_set1(lb->of[a][l]), rd);
             }
-            vn tn = n_max(t0[1], t0[0]), tf = n_min(t1[1], t1[0]);
-            tn = n_max(t0[2], tn);
-            tf = n_min(t1[2], tf);
-            vn lhs = n_max(tn, n_set1(lb->tmin[l])), rhs = n_min(tf, n_set1(bt[l]));
-            vn pass = n_le(lhs, rhs), fail = n_gt(lhs, rhs); /* no NaN: one or the other */
+            vn fail;
+            vn pass = node_short(t0, t1, n_set1(lb->tmin[l]), n_set1(bt[l]), &tn, &fail);
             h |= n_bits(pass);
             /* lane l's bit in each child passed (the bits as a float's:
              * and, or and stores only, no arithmetic on them) */
