@@ -207,6 +207,8 @@ enum {
     ROW_BOX_ACROSS_T,/* ... W boxes by loads and shuffles (vf_ld_aos) */
     ROW_BOX_ACROSS_C,/* ... extra when a lane is a candidate */
     ROW_TRI,         /* closest_packet / occluded_packet, K_TRI: one broadcast triangle */
+    ROW_TRI_E,       /* ... the triangle's edges prepared (RP_I_EDGES, n >= 3W) */
+    ROW_TRI_PREP,    /* ... preparing them: once per triangle and call */
     ROW_TRI_C,       /* closest_packet: extra when a lane is a candidate */
     ROW_OCC_C,       /* occluded_packet: extra when a lane is a candidate */
     ROW_TRI_ACROSS,  /* closest_across, K_TRI: W gathered triangles */
@@ -262,13 +264,19 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
      * s = o - v0: 3 sub; uu: 3 mul 2 add; q = cross(s, e1): 6 mul 3 sub;
      * vv: 3 mul 2 add (tt = dot(e2, q) only on candidate steps); xorsign
      * x3: 3 (AVX-512: one vpternlogd each; the other layers take the sign
-     * of det once and 3 xor, 4); uvs: 1 add; inside: 2 ge, 1 le, 2 m_and;
-     * m_and with live/todo; m_any.  (usable: det != 0 on candidate steps,
-     * tri_late; with culling det > 0 here, not counted: the benchmarks do
-     * not cull.)
+     * of det once and 3 xor, 4); uvs: 1 add; inside: min, ge, le, m_and;
+     * m_and with todo (occluded_packet; closest_packet has none: a lane
+     * out of play has a NaN best); m_any.  (usable: det != 0 on candidate
+     * steps, tri_late; with culling det > 0 here, not counted: the
+     * benchmarks do not cull.)
      * mul 21, addcmp 6 + 3 + 2 + 3 + 2 + 3 + 2 + 1 + 3 = 25,
-     * other 3 + 2 + 1 + 1 = 7. */
-    [ROW_TRI] = {"triangle packet step", {21, 25, 7, 0, 0}},
+     * other 3 + 1 + 1 + 1 = 6. */
+    [ROW_TRI] = {"triangle packet step", {21, 25, 6, 0, 0}},
+    /* the same without the 6 edge subtractions: addcmp 19. */
+    [ROW_TRI_E] = {"triangle packet step, edges prepared", {21, 19, 6, 0, 0}},
+    /* tri_edges: 6 subtractions per triangle (scalar or 128-bit; counted
+     * as one op each at the 128-bit rate, a lower bound) per call. */
+    [ROW_TRI_PREP] = {"triangle edges (once per call)", {0, 6, 0, 0, 0}},
     /* det != 0 + m_and (tri_late); tt: 3 mul 2 add; t = tt / det;
      * rp_ref_accept: ge, le, lt + 2 and, or, and; best select, nothas
      * andnot, upd or, prim select + set1, buu/bvv/bdet selects.
@@ -409,13 +417,18 @@ static int cand(const rpb_work *w, size_t i, size_t j, float best, float *t) {
 static double cswap_extra(const char *variant) { return !strcmp(variant, "avx2") ? 6 : 0; }
 
 static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuffles,
-                  double sel_extra, int pairs) {
+                  double sel_extra, int pairs, int edges) {
     acc a = {0, 0, 0};
     size_t n = w->nrays, m = w->nprims;
     rpb_kernel k = w->kernel;
-    /* the triangle rows: Moller-Trumbore, or the watertight test */
+    /* the triangle rows: Moller-Trumbore, or the watertight test; the
+     * raypack variants prepare Moller-Trumbore edges once per call from 3
+     * packets on (RP_EDGE_RAYS in src/simd/block.h) */
     const int wt = (k == RPB_TRI || k == RPB_OCCL) && (w->flags & RP_WATERTIGHT);
-    const int r_step = wt ? ROW_WT : ROW_TRI, r_cl = wt ? ROW_WT_C : ROW_TRI_C,
+    edges = edges && !wt && (k == RPB_TRI || k == RPB_OCCL) && n >= 3 * (size_t)W;
+    if (edges)
+        add_row(&a, ROW_TRI_PREP, (double)m, 4);
+    const int r_step = wt ? ROW_WT : edges ? ROW_TRI_E : ROW_TRI, r_cl = wt ? ROW_WT_C : ROW_TRI_C,
               r_occ = wt ? ROW_WT_OCC_C : ROW_OCC_C;
     const int r_ac = wt ? ROW_WT_ACROSS : ROW_TRI_ACROSS,
               r_ac_t = wt ? ROW_WT_ACROSS_T : ROW_TRI_ACROSS_T,
@@ -556,7 +569,8 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
     if (w->kernel != RPB_SLAB && rpb_work_tests(w) > 2e6)
         return b;
     acc a = replay(w, W, box_transpose_ops(variant), tri_transpose_ops(variant),
-                   cswap_extra(variant), !strcmp(variant, "avx512"));
+                   cswap_extra(variant), !strcmp(variant, "avx512"),
+                   W > 1 && strcmp(variant, "autovec") != 0);
     double tests = rpb_work_tests(w);
     b.compute = (a.fp + a.div) / tests;
     double loads = a.loads / tests;

@@ -8,14 +8,16 @@
  */
 
 /* Any hit: lanes leave the packet as soon as they are occluded, and the
- * packet stops when none is left.  Writes only 1s. */
+ * packet stops when none is left.  Writes only 1s.  *occ: the lanes
+ * occluded by the call's earlier chunks (RP_I_EDGES), which are not tested
+ * again; updated. */
 RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *active,
                                const float *tris, size_t count, unsigned flags, uint8_t *occluded,
-                               size_t i, size_t m) {
+                               size_t i, size_t m, vm *occ_io) {
     vray r;
     ld_rays(rays, i, m, kind == K_WT ? NEED_D | NEED_RD | NEED_WT : NEED_D, &r);
-    vm todo = m_and(ld_active(active, i, m), vf_eq(r.rdx, r.rdx));
-    vm occ = m_lanes(0);
+    vm occ = *occ_io;
+    vm todo = m_andnot(m_and(ld_active(active, i, m), vf_eq(r.rdx, r.rdx)), occ);
     if (kind == K_WT)
         wt_uniform(&r, todo);
     float last[12] = {0}; /* as in closest_packet */
@@ -41,6 +43,7 @@ RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *act
         occ = m_or(occ, h);
         todo = m_andnot(todo, h);
     }
+    *occ_io = occ;
     unsigned bits = m_bits(occ);
     for (size_t k = 0; k < m; k++)
         if ((bits >> k) & 1u)
@@ -89,8 +92,31 @@ RP_INLINE void occluded(int kind, const rp_rays *rays, const uint8_t *active,
                 occluded_across(kind, rays, tf, count, flags, occluded, i);
         return;
     }
-    for (size_t i = 0; i < n; i += V_W)
-        occluded_packet(kind, rays, active, tf, count, flags, occluded, i, min_w(n - i));
+    if (kind == K_TRI && n >= RP_EDGE_RAYS) {
+        /* edges once per chunk (RP_I_EDGES) for a group of packets, each
+         * packet's occluded lanes kept from chunk to chunk */
+        enum { GROUP = 8 };
+        float pe[RP_EDGE_CHUNK * 9];
+        for (size_t i0 = 0; i0 < n; i0 += GROUP * V_W) {
+            vm occ[GROUP];
+            for (int g = 0; g < GROUP; g++)
+                occ[g] = m_lanes(0);
+            for (size_t j = 0; j < count; j += RP_EDGE_CHUNK) {
+                size_t c = count - j < RP_EDGE_CHUNK ? count - j : RP_EDGE_CHUNK;
+                tri_edges(tf + j * 9, c, pe);
+                for (int g = 0; g < GROUP && i0 + (size_t)g * V_W < n; g++) {
+                    size_t i = i0 + (size_t)g * V_W;
+                    occluded_packet(K_TRI, rays, active, pe, c, flags | RP_I_EDGES, occluded, i,
+                                    min_w(n - i), &occ[g]);
+                }
+            }
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; i += V_W) {
+        vm occ = m_lanes(0);
+        occluded_packet(kind, rays, active, tf, count, flags, occluded, i, min_w(n - i), &occ);
+    }
 }
 
 static void occluded_triangle(const rp_rays *rays, const uint8_t *active, const rp_triangle *tris,

@@ -79,15 +79,21 @@ RP_INLINE vm slab(const vray *r, const vprim *b, int sorted, vf *tn, vf *tf) {
 }
 
 /* rp_ref_tri_eval without the ray's validity (and, without culling, the
- * det != 0 of tri_late). */
+ * det != 0 of tri_late).  With RP_I_EDGES in flags, p holds v0, e1, e2. */
 RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
     const vf *f = p->f;
-    vf e1x = vf_sub(f[3], f[0]);
-    vf e1y = vf_sub(f[4], f[1]);
-    vf e1z = vf_sub(f[5], f[2]);
-    vf e2x = vf_sub(f[6], f[0]);
-    vf e2y = vf_sub(f[7], f[1]);
-    vf e2z = vf_sub(f[8], f[2]);
+    vf e1x, e1y, e1z, e2x, e2y, e2z;
+    if (flags & RP_I_EDGES) {
+        e1x = f[3], e1y = f[4], e1z = f[5];
+        e2x = f[6], e2y = f[7], e2z = f[8];
+    } else {
+        e1x = vf_sub(f[3], f[0]);
+        e1y = vf_sub(f[4], f[1]);
+        e1z = vf_sub(f[5], f[2]);
+        e2x = vf_sub(f[6], f[0]);
+        e2y = vf_sub(f[7], f[1]);
+        e2z = vf_sub(f[8], f[2]);
+    }
     vf a, b;
 
     a = vf_mul(r->dy, e2z); b = vf_mul(r->dz, e2y); vf px = vf_sub(a, b);
@@ -112,10 +118,11 @@ RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
     vf vs = vf_xorsign(vv, det);
     vf adet = vf_xorsign(det, det);
     vf uvs = vf_add(us, vs);
-    vm inside = m_and(m_and(vf_ge(us, zero), vf_ge(vs, zero)), vf_le(uvs, adet));
-    /* without culling, det != 0 is checked by tri_late, on candidate steps
-     * only: a det of 0 passes the inside test only with uu = vv = 0 */
-    vm usable = (flags & RP_CULL_BACKFACE) ? vf_gt(det, zero) : m_lanes(V_W);
+    /* us >= 0 & vs >= 0 as min(us, vs) >= 0, one operation less: equal
+     * wherever neither is NaN (-0 and +0 both pass either way), and where
+     * one is, uvs is NaN and fails uvs <= adet, whichever operand the
+     * ISA's min returns */
+    vm inside = m_and(vf_ge(vf_min(us, vs), zero), vf_le(uvs, adet));
     e->det = det;
     e->uu = uu;
     e->vv = vv;
@@ -125,7 +132,9 @@ RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
     e->e2x = e2x;
     e->e2y = e2y;
     e->e2z = e2z;
-    return m_and(inside, usable);
+    /* without culling, det != 0 is checked by tri_late, on candidate steps
+     * only: a det of 0 passes the inside test only with uu = vv = 0 */
+    return (flags & RP_CULL_BACKFACE) ? m_and(inside, vf_gt(det, zero)) : inside;
 }
 
 /* t = tt / det of rp_ref_tri_eval / rp_ref_tri_t, with tt = dot(e2, q). */

@@ -49,7 +49,7 @@
  *
  * Usage:
  *   rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]]
- *            [--kernel=SUBSTR[,SUBSTR]] [--verbose] [--stats]
+ *            [--kernel=SUBSTR[,SUBSTR]] [--n=N] [--count=N] [--verbose] [--stats]
  *       --seed=N        reproduce a run (default: from the clock, printed
  *                       first as "rp_check: seed=N")
  *       --iterations=N  random cases per kernel (default 100; meson: 200)
@@ -57,6 +57,10 @@
  *                       scalar included, which checks the harness itself)
  *       --kernel=LIST   kernels whose name contains one of the substrings
  *                       (also --function= / --test=, as in checkasm)
+ *       --n=N, --count=N  every case with N rays, N primitives (the rest
+ *                       of the case still random): e.g. the brute-force
+ *                       loops' chunks of prepared triangles (128) for
+ *                       several packets, which random sizes reach rarely
  *       --verbose       describe every case; --stats: what the reference
  *                       did with the lanes (hits, grazing hits, records
  *                       kept, NaN outputs), to judge the coverage
@@ -1620,6 +1624,7 @@ _Static_assert(sizeof digest_count / sizeof digest_count[0] == DIGEST_CASES, "di
 static void usage(FILE *f) {
     fprintf(f,
             "usage: rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]] [--kernel=SUBSTR[,SUBSTR]]\n"
+            "                [--n=N] [--count=N]\n"
             "                [--fpenv=default|flush|ftz|daz|upward|downward|towardzero]\n"
             "                [--verbose] [--stats] [--list] [--digest [--expect=0xHEX]]\n"
             "kernels:");
@@ -1681,6 +1686,7 @@ static const char *isa_state(rp_isa i) {
 
 int main(int argc, char **argv) {
     uint64_t seed = 0, iterations = 100;
+    long force_n = -1, force_count = -1;
     int have_seed = 0, list = 0, digest = 0, verbose = 0, stats = 0;
     const char *isa_list = NULL, *kernel_list = NULL, *fpenv = NULL, *val;
     uint64_t expect = 0;
@@ -1697,6 +1703,14 @@ int main(int argc, char **argv) {
             isa_list = val;
         } else if (starts(a, "--kernel", &val) || starts(a, "--function", &val) || starts(a, "--test", &val)) {
             kernel_list = val;
+        } else if (starts(a, "--n", &val)) {
+            uint64_t v;
+            if (!parse_u64(val, &v) || v > 100000) { fprintf(stderr, "rp_check: bad n '%s' (0 .. 100000)\n", val); return 2; }
+            force_n = (long)v;
+        } else if (starts(a, "--count", &val)) {
+            uint64_t v;
+            if (!parse_u64(val, &v) || v > 100000) { fprintf(stderr, "rp_check: bad count '%s' (0 .. 100000)\n", val); return 2; }
+            force_count = (long)v;
         } else if (starts(a, "--fpenv", &val)) {
             fpenv = val;
         } else if (starts(a, "--expect", &val)) {
@@ -1859,7 +1873,7 @@ int main(int argc, char **argv) {
         for (uint64_t it = 0; it < iterations; it++) {
             ccase c;
             run ref;
-            gen_case(&c, k, seed, it, -1, -1);
+            gen_case(&c, k, seed, it, force_n, force_count);
             run_case(&c, &ref, RP_ISA_SCALAR);
             if (stats)
                 gather_stats(&st, &c, &ref);
