@@ -489,9 +489,6 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         uint32_t lanes[RP_BVH_WIDTH];
         float emin[RP_BVH_WIDTH];
         unsigned hit = 0;
-        int nv = RP_BVH_WIDTH; /* up to the last child: the build fills a node's slots in order */
-        while (nv > 2 && nd->child[nv - 1] == RP_NO_HIT)
-            nv--;
         /* by lanes where few lanes are in play (LANE_NODES_MAX) */
         const int bylane = perlane && __builtin_popcount(play) <= LANE_NODES_MAX;
         if (bylane) {
@@ -499,6 +496,9 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             vf_storeu(bt, best);
             hit = lane_nodes(&lb, nd, play, bt, lanes, emin);
         } else {
+            int nv = RP_BVH_WIDTH; /* up to the last child: the build fills a node's slots in order */
+            while (nv > 2 && nd->child[nv - 1] == RP_NO_HIT)
+                nv--;
             for (int k = 0; k < nv; k++) {
                 hs[k] = m_and(box_test(r, br, nd, k, best, &ents[k]), todo);
                 unsigned hb = lone ? m_bits(hs[k]) & play : m_bits(hs[k]);
