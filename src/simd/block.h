@@ -63,14 +63,19 @@ _Static_assert(sizeof(rp_plane) == 4 * sizeof(float), "rp_plane is 4 floats");
 _Static_assert(!(RP_I_EDGES & (RP_CULL_BACKFACE | RP_WATERTIGHT | RP_COHERENT | RP_INCOHERENT)),
                "RP_I_EDGES is not a public flag");
 
-/* dst: triangles src[0 .. c-1] as v0, e1, e2 (the reference's subtractions). */
-RP_INLINE void tri_edges(const float *restrict src, size_t c, float *restrict dst) {
+/* dst: the chunk of triangles tris[j ..] (at most RP_EDGE_CHUNK, up to
+ * count) as v0, e1, e2 (the reference's subtractions); returns its size. */
+RP_INLINE size_t tri_edges(const float *restrict tris, size_t count, size_t j,
+                           float *restrict dst) {
+    size_t c = count - j < RP_EDGE_CHUNK ? count - j : RP_EDGE_CHUNK;
+    const float *src = tris + j * 9;
     for (size_t k = 0; k < c; k++, src += 9, dst += 9)
         for (int q = 0; q < 3; q++) {
             dst[q] = src[q];
             dst[3 + q] = src[3 + q] - src[q];
             dst[6 + q] = src[6 + q] - src[q];
         }
+    return c;
 }
 
 /* W rays: a packet, or one ray broadcast to every lane. */

@@ -335,8 +335,7 @@ RP_INLINE void closest(int kind, rp_rays *rays, const uint8_t *active, const voi
     if (kind == K_TRI && n >= RP_EDGE_RAYS) { /* edges once per chunk for every packet */
         float pe[RP_EDGE_CHUNK * 9];
         for (size_t j = 0; j < count; j += RP_EDGE_CHUNK) {
-            size_t c = count - j < RP_EDGE_CHUNK ? count - j : RP_EDGE_CHUNK;
-            tri_edges(pf + j * 9, c, pe);
+            size_t c = tri_edges(pf, count, j, pe);
             for (size_t i = 0; i < n; i += V_W)
                 closest_packet(K_TRI, rays, active, pe, c, base + (uint32_t)j,
                                flags | RP_I_EDGES, hits, i, min_w(n - i));

@@ -102,8 +102,7 @@ RP_INLINE void occluded(int kind, const rp_rays *rays, const uint8_t *active,
             for (int g = 0; g < GROUP; g++)
                 occ[g] = m_lanes(0);
             for (size_t j = 0; j < count; j += RP_EDGE_CHUNK) {
-                size_t c = count - j < RP_EDGE_CHUNK ? count - j : RP_EDGE_CHUNK;
-                tri_edges(tf + j * 9, c, pe);
+                size_t c = tri_edges(tf, count, j, pe);
                 for (int g = 0; g < GROUP && i0 + (size_t)g * V_W < n; g++) {
                     size_t i = i0 + (size_t)g * V_W;
                     occluded_packet(K_TRI, rays, active, pe, c, flags | RP_I_EDGES, occluded, i,
