@@ -37,6 +37,7 @@ typedef enum rpb_shape {
     RPB_PICK,    /* 1 ray x 10,000 primitives (n = 1) */
     RPB_SMALL,   /* 64 rays x 64 triangles: a closest-hit leaf */
     RPB_TINY,    /* 8 rays x 8 triangles: a small call, where the fixed cost shows (issue 13) */
+    RPB_OCTANT,  /* 64 rays x 256 boxes as RPB_PACKET, every direction in one octant (a camera's packets) */
     RPB_SHAPE_COUNT
 } rpb_shape;
 

@@ -202,6 +202,7 @@ typedef struct ops {
 enum {
     ROW_SLAB,        /* intersect_aabb: one vector of rays against the box */
     ROW_BOX_PACKET,  /* closest_packet, K_BOX: one broadcast box */
+    ROW_BOX_PACKET_S,/* ... its live lanes in one octant: the planes chosen once */
     ROW_BOX_PACKET_C,/* ... extra when a lane hits */
     ROW_BOX_ACROSS,  /* closest_across, K_BOX: W gathered boxes, one ray */
     ROW_BOX_ACROSS_T,/* ... W boxes by loads and shuffles (vf_ld_aos) */
@@ -244,6 +245,9 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
      * (dead lanes carry a NaN best, so no lane mask).
      * mul 6, addcmp 6 + 6 + 1 = 13, other 6 + 1 = 7. */
     [ROW_BOX_PACKET] = {"aabb packet step", {6, 13, 7, 0, 0}},
+    /* the same with the planes broadcast from their places (slab_bc_oct):
+     * no selects.  mul 6, addcmp 13, other 1. */
+    [ROW_BOX_PACKET_S] = {"aabb packet step, one octant", {6, 13, 1, 0, 0}},
     /* the box's validity: 3 le + 3 m_and; acceptance lt + m_or + m_and;
      * m_any.  (The updates of best, nothas, upd and prim on the steps
      * that also accept are not counted.)  addcmp 3 + 1 = 4, other 6. */
@@ -417,7 +421,7 @@ static int cand(const rpb_work *w, size_t i, size_t j, float best, float *t) {
 static double cswap_extra(const char *variant) { return !strcmp(variant, "avx2") ? 6 : 0; }
 
 static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuffles,
-                  double sel_extra, int pairs, int edges) {
+                  double sel_extra, int pairs, int raypack) {
     acc a = {0, 0, 0};
     size_t n = w->nrays, m = w->nprims;
     rpb_kernel k = w->kernel;
@@ -425,7 +429,7 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
      * raypack variants prepare Moller-Trumbore edges once per call from 3
      * packets on (RP_EDGE_RAYS in src/simd/block.h) */
     const int wt = (k == RPB_TRI || k == RPB_OCCL) && (w->flags & RP_WATERTIGHT);
-    edges = edges && !wt && (k == RPB_TRI || k == RPB_OCCL) && n >= 3 * (size_t)W;
+    const int edges = raypack && !wt && (k == RPB_TRI || k == RPB_OCCL) && n >= 3 * (size_t)W;
     if (edges)
         add_row(&a, ROW_TRI_PREP, (double)m, 4);
     const int r_step = wt ? ROW_WT : edges ? ROW_TRI_E : ROW_TRI, r_cl = wt ? ROW_WT_C : ROW_TRI_C,
@@ -491,10 +495,19 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
         if (k == RPB_AABB) { /* the slab clips by each ray's running best */
             float best[64];
             int has[64] = {0};
-            for (size_t i = i0; i < end; i++)
+            /* the raypack variants choose the planes once where the rays
+             * share the signs of rd (oct_planes; every ray here is valid) */
+            unsigned sx = 0, sy = 0, sz = 0;
+            for (size_t i = i0; i < end; i++) {
                 best[i - i0] = w->tmax0[i];
+                sx |= 1u << (w->rays.rdx[i] < 0.0f);
+                sy |= 1u << (w->rays.rdy[i] < 0.0f);
+                sz |= 1u << (w->rays.rdz[i] < 0.0f);
+            }
+            const int row = raypack && sx != 3 && sy != 3 && sz != 3 ? ROW_BOX_PACKET_S
+                                                                   : ROW_BOX_PACKET;
             for (size_t j = 0; j < m; j++) {
-                add_row(&a, ROW_BOX_PACKET, 1, W);
+                add_row(&a, row, 1, W);
                 int any = 0;
                 for (size_t i = i0; i < end; i++) {
                     float t;

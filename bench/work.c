@@ -29,13 +29,14 @@ const char *rpb_kernel_name(rpb_kernel k) {
 }
 
 const char *rpb_shape_name(rpb_shape s) {
-    static const char *const n[RPB_SHAPE_COUNT] = {"packet", "stream", "pick", "64x64", "8x8"};
+    static const char *const n[RPB_SHAPE_COUNT] = {"packet", "stream", "pick", "64x64", "8x8",
+                                                         "octant"};
     return (unsigned)s < RPB_SHAPE_COUNT ? n[s] : "?";
 }
 
 void rpb_shape_size(rpb_shape s, int quick, size_t *nrays, size_t *nprims) {
     switch (s) {
-    case RPB_PACKET: *nrays = 64; *nprims = 256; break;
+    case RPB_PACKET: case RPB_OCTANT: *nrays = 64; *nprims = 256; break;
     case RPB_STREAM: *nrays = quick ? 65536 : 1u << 20; *nprims = 1; break;
     case RPB_PICK: *nrays = 1; *nprims = quick ? 1000 : 10000; break;
     case RPB_TINY: *nrays = 8; *nprims = 8; break;
@@ -49,7 +50,8 @@ void rpb_shape_size(rpb_shape s, int quick, size_t *nrays, size_t *nprims) {
  * test: triangle packets, triangle picking and 64 x 64 any hit.  Issue 13:
  * 8 x 8 closest triangles, a small call whose per-test cost is compared
  * with the packet's (the slab packet is already 256 calls of 64 rays x one
- * box). */
+ * box), and box packets whose rays share an octant (the planes chosen once
+ * per packet). */
 int rpb_case_wanted(rpb_kernel k, rpb_shape s, unsigned flags) {
     if (flags == RP_WATERTIGHT)
         return (k == RPB_TRI && (s == RPB_PACKET || s == RPB_PICK)) ||
@@ -57,7 +59,7 @@ int rpb_case_wanted(rpb_kernel k, rpb_shape s, unsigned flags) {
     if (flags != 0)
         return 0;
     switch (k) {
-    case RPB_AABB: return s == RPB_PACKET || s == RPB_PICK;
+    case RPB_AABB: return s == RPB_PACKET || s == RPB_PICK || s == RPB_OCTANT;
     case RPB_SLAB: return s == RPB_PACKET || s == RPB_STREAM;
     case RPB_TRI: return s == RPB_PACKET || s == RPB_PICK || s == RPB_SMALL || s == RPB_TINY;
     case RPB_OCCL: return s == RPB_SMALL;
@@ -178,6 +180,9 @@ int rpb_work_init(rpb_work *w, rpb_kernel k, rpb_shape s, unsigned flags, int qu
         } else if (s == RPB_PICK) {
             ox = -60.0f; oy = 0.3f; oz = 0.2f;
             tx = 60.0f; ty = 1.1f; tz = -0.7f;
+        } else if (s == RPB_OCTANT) { /* the packet's cluster seen from a corner: d > 0 */
+            ox = frand(-15, -13); oy = frand(-15, -13); oz = frand(-15, -13);
+            tx = frand(-half, half); ty = frand(-half, half); tz = frand(-half, half);
         } else {
             ox = frand(-1, 1); oy = frand(-1, 1); oz = -14.0f;
             tx = frand(-half, half); ty = frand(-half, half); tz = frand(-half, half);

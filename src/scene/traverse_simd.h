@@ -92,17 +92,7 @@ RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
         b->rinf[k] = m_andnot(vf_eq(vf_xorsign(rd[k], rd[k]), vf_set1(INFINITY)), kz[k]);
         b->any_rinf |= m_any(m_and(b->rinf[k], live));
     }
-    unsigned l = m_bits(live);
-    b->oct = 0;
-    for (int k = 0; k < 3; k++) {
-        unsigned n = m_bits(neg[k]) & l;
-        if (n == l)
-            b->oct |= 1 << k;
-        else if (n) {
-            b->oct = -1;
-            break;
-        }
-    }
+    b->oct = lanes_octant(r, live);
 }
 
 /* Whether box_test may take its short form for the lanes live with ranges

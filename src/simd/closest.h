@@ -40,10 +40,13 @@ RP_INLINE void put_hits(rp_rays *rays, rp_hits *hits, size_t i, size_t m, vm act
  * the reference's loop: same tests, same order, same acceptance.  Lanes
  * that do not take part (inactive, invalid ray, padding) start with a NaN
  * best, which no test accepts (t <= NaN is false, and the slab's
- * tf = min(t1, NaN) stays NaN), so no per-test lane mask is needed. */
+ * tf = min(t1, NaN) stays NaN), so no per-test lane mask is needed.
+ * Boxes: near, far (not NULL) are the planes every live lane uses
+ * (packet_oct), broadcast from their places instead of picked per lane. */
 RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
                               const float *prims, size_t count, uint32_t base,
-                              unsigned flags, rp_hits *hits, size_t i, size_t m) {
+                              unsigned flags, rp_hits *hits, size_t i, size_t m,
+                              const int *near, const int *far) {
     const int nf = K_FLOATS(kind);
     vray r;
     ld_rays(rays, i, m,
@@ -72,7 +75,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         vm c;
         if (kind == K_BOX) {
             vf tn = r.tmin, tf = best;
-            c = slab_bc(&r, p, &tn, &tf);
+            c = near ? slab_bc_oct(&r, p, near, far, &tn, &tf) : slab_bc(&r, p, &tn, &tf);
             e.t = tn;
         } else if (kind == K_WT) {
             wt_pick(&r, j + 1 < count ? p : last, pv.f);
@@ -338,12 +341,18 @@ RP_INLINE void closest(int kind, rp_rays *rays, const uint8_t *active, const voi
             size_t c = tri_edges(pf, count, j, pe);
             for (size_t i = 0; i < n; i += V_W)
                 closest_packet(K_TRI, rays, active, pe, c, base + (uint32_t)j,
-                               flags | RP_I_EDGES, hits, i, min_w(n - i));
+                               flags | RP_I_EDGES, hits, i, min_w(n - i), NULL, NULL);
         }
         return;
     }
-    for (size_t i = 0; i < n; i += V_W)
-        closest_packet(kind, rays, active, pf, count, base, flags, hits, i, min_w(n - i));
+    for (size_t i = 0; i < n; i += V_W) {
+        size_t m = min_w(n - i);
+        int near[3], far[3];
+        if (kind == K_BOX && packet_oct(rays, active, i, m, near, far))
+            closest_packet(K_BOX, rays, active, pf, count, base, flags, hits, i, m, near, far);
+        else
+            closest_packet(kind, rays, active, pf, count, base, flags, hits, i, m, NULL, NULL);
+    }
 }
 
 /* ------------------------------------------------------------------ */

@@ -61,6 +61,56 @@ RP_INLINE vm slab_bc(const vray *r, const float *p, vf *tn, vf *tf) {
     return vf_le(*tn, *tf);
 }
 
+/* slab_bc for a packet whose lanes share the signs of rd (a camera's rays,
+ * mostly): each axis' near and far plane is the same for every lane, so it
+ * is broadcast from its place in the box (near[a], far[a]: offsets of the
+ * fields, chosen once per packet by packet_oct) instead of picked lane by
+ * lane; the same operations per lane otherwise. */
+RP_INLINE vm slab_bc_oct(const vray *r, const float *p, const int *near, const int *far,
+                         vf *tn, vf *tf) {
+    slab_axis_nf(r->ox, r->rdx, vf_bcast(p + near[0]), vf_bcast(p + far[0]), tn, tf);
+    slab_axis_nf(r->oy, r->rdy, vf_bcast(p + near[1]), vf_bcast(p + far[1]), tn, tf);
+    slab_axis_nf(r->oz, r->rdz, vf_bcast(p + near[2]), vf_bcast(p + far[2]), tn, tf);
+    return vf_le(*tn, *tf);
+}
+
+/* The signs of rd that the lanes of m share (bit a: rd[a] < 0, the
+ * reference's choice of axis a's near plane), or -1 where they differ on
+ * some axis.  The box packets (packet_oct) and the scene packets
+ * (box_ray_setup) choose their planes once by it. */
+RP_INLINE int lanes_octant(const vray *r, vm m) {
+    unsigned l = m_bits(m);
+    const vm neg[3] = {r->negx, r->negy, r->negz};
+    int oct = 0;
+    for (int a = 0; a < 3; a++) {
+        unsigned n = m_bits(neg[a]) & l;
+        if (n == l)
+            oct |= 1 << a;
+        else if (n)
+            return -1;
+    }
+    return oct;
+}
+
+/* Whether the live lanes of rays i .. i+m-1 (active, valid) share the
+ * signs of rd; if so, near[a] and far[a] are the offsets of axis a's near
+ * and far plane in a box (lo x y z, hi x y z), for slab_bc_oct.  (Of the
+ * rays only rd is read: ld_rays' other loads are dead here.) */
+RP_INLINE int packet_oct(const rp_rays *rays, const uint8_t *active, size_t i, size_t m,
+                         int near[3], int far[3]) {
+    vray r;
+    ld_rays(rays, i, m, NEED_RD, &r);
+    int oct = lanes_octant(&r, m_and(ld_active(active, i, m), vf_eq(r.rdx, r.rdx)));
+    if (oct < 0)
+        return 0;
+    for (int a = 0; a < 3; a++) {
+        int n = (oct >> a) & 1;
+        near[a] = a + (n ? 3 : 0);
+        far[a] = a + (n ? 0 : 3);
+    }
+    return 1;
+}
+
 /* rp_ref_slab without the ray and box validity: clips [*tn, *tf].
  * sorted: b's fields are already the near planes (f[0..2]) and the far
  * planes (f[3..5]) of the ray (one ray in every lane: chosen once, in

@@ -61,6 +61,9 @@
  *                       of the case still random): e.g. the brute-force
  *                       loops' chunks of prepared triangles (128) for
  *                       several packets, which random sizes reach rarely
+ *       --coherent      9 rays in 10 of a case share the signs of their
+ *                       directions (a random octant per case): packets of
+ *                       one octant, which random directions make rare
  *       --verbose       describe every case; --stats: what the reference
  *                       did with the lanes (hits, grazing hits, records
  *                       kept, NaN outputs), to judge the coverage
@@ -234,6 +237,7 @@ typedef struct ccase {
     uint32_t base;
     unsigned flags;
     unsigned hint; /* scene cases: 0, RP_COHERENT or RP_INCOHERENT (the scene query only) */
+    int coherent; /* --coherent: 1 + the octant most rays' directions are folded into */
     int style, active_mode, prefill;
     int used[A_COUNT];
     int is_out[A_COUNT];  /* compared with the reference run */
@@ -580,6 +584,11 @@ static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
     }
     maybe_special(r, style, &tmin);
     maybe_special(r, style, &tmax);
+    /* --coherent: 9 rays in 10 take the case's signs of d (whole packets
+     * with one octant, where the box packets choose planes once) */
+    if (c->coherent && !chance(r, 10))
+        for (int k = 0; k < 3; k++)
+            d[k] = copysignf(d[k], ((c->coherent - 1) >> k) & 1 ? -1.0f : 1.0f);
     F(c, A_OX)[i] = o[0]; F(c, A_OY)[i] = o[1]; F(c, A_OZ)[i] = o[2];
     F(c, A_DX)[i] = d[0]; F(c, A_DY)[i] = d[1]; F(c, A_DZ)[i] = d[2];
     F(c, A_TMIN)[i] = tmin;
@@ -787,7 +796,7 @@ static void scene_prefill(rng *r, ccase *c) {
 
 /* Builds case `iter` of kernel k from seed (n, count < 0: chosen at random). */
 static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n,
-                     long force_count) {
+                     long force_count, int coherent) {
     const kdesc *kd = &kernels[k];
     rng r = {mix64(seed ^ mix64(((uint64_t)k << 40) ^ iter ^ 0x5eedULL))};
     memset(c, 0, sizeof *c);
@@ -886,6 +895,8 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
     if (kd->scene)
         scene_split(&r, c, prims);
     /* rays (aimed at the primitives before those get special values) */
+    if (coherent)
+        c->coherent = 1 + (int)below(&r, 8);
     for (size_t i = 0; i < n; i++)
         gen_ray(&r, c, i, prims);
     for (size_t j = 0; j < count * (size_t)pf; j++) {
@@ -1624,7 +1635,7 @@ _Static_assert(sizeof digest_count / sizeof digest_count[0] == DIGEST_CASES, "di
 static void usage(FILE *f) {
     fprintf(f,
             "usage: rp_check [--seed=N] [--iterations=N] [--isa=NAME[,NAME]] [--kernel=SUBSTR[,SUBSTR]]\n"
-            "                [--n=N] [--count=N]\n"
+            "                [--n=N] [--count=N] [--coherent]\n"
             "                [--fpenv=default|flush|ftz|daz|upward|downward|towardzero]\n"
             "                [--verbose] [--stats] [--list] [--digest [--expect=0xHEX]]\n"
             "kernels:");
@@ -1687,6 +1698,7 @@ static const char *isa_state(rp_isa i) {
 int main(int argc, char **argv) {
     uint64_t seed = 0, iterations = 100;
     long force_n = -1, force_count = -1;
+    int coherent = 0;
     int have_seed = 0, list = 0, digest = 0, verbose = 0, stats = 0;
     const char *isa_list = NULL, *kernel_list = NULL, *fpenv = NULL, *val;
     uint64_t expect = 0;
@@ -1716,6 +1728,8 @@ int main(int argc, char **argv) {
         } else if (starts(a, "--expect", &val)) {
             if (!parse_u64(val, &expect)) { fprintf(stderr, "rp_check: bad digest '%s'\n", val); return 2; }
             have_expect = 1;
+        } else if (!strcmp(a, "--coherent")) {
+            coherent = 1;
         } else if (!strcmp(a, "--list")) {
             list = 1;
         } else if (!strcmp(a, "--digest")) {
@@ -1821,7 +1835,7 @@ int main(int argc, char **argv) {
                 for (int it = 0; it < DIGEST_CASES; it++) {
                     ccase c;
                     run r;
-                    gen_case(&c, k, DIGEST_SEED, (uint64_t)it, digest_n[it], digest_count[it]);
+                    gen_case(&c, k, DIGEST_SEED, (uint64_t)it, digest_n[it], digest_count[it], 0);
                     run_case(&c, &r, isas[v]);
                     digest_run(&f, &c, &r);
                     if (verbose) { /* per case, to find where two hosts part */
@@ -1873,7 +1887,7 @@ int main(int argc, char **argv) {
         for (uint64_t it = 0; it < iterations; it++) {
             ccase c;
             run ref;
-            gen_case(&c, k, seed, it, force_n, force_count);
+            gen_case(&c, k, seed, it, force_n, force_count, coherent);
             run_case(&c, &ref, RP_ISA_SCALAR);
             if (stats)
                 gather_stats(&st, &c, &ref);
