@@ -4,7 +4,9 @@
  * broadcast primitive per step; n >= W), closest_across (one ray against
  * W primitives per step; n < W) and, where the layer defines RP_V_PAIR,
  * closest_pair (at most W/2 rays in both halves, two triangles per step)
- * are the reference's loop lane by lane, and closest chooses between them.  Then the table's entry points:
+ * are the reference's loop lane by lane, and closest chooses between them
+ * (and, for packets, prepares Moller-Trumbore edges per chunk of triangles
+ * and box planes per packet of one octant).  Then the table's entry points:
  * intersect_aabb (one box against every ray: hit, tnear, tfar),
  * closest_aabb, closest_triangle (instantiated per flags value),
  * closest_sphere and closest_plane.  Relies on block.h and prim.h.

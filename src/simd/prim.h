@@ -2,7 +2,9 @@
  * prim.h - part 2 of the SIMD template (src/simd/kernels.h): the
  * per-primitive steps, each lane performing the operations of
  * src/scalar/ref.h in the same order: the box slab (box_valid_1/_v,
- * slab_axis, slab_bc, slab), Moller-Trumbore (tri_cand, tri_t), spheres
+ * slab_axis, slab_bc, slab; slab_bc_oct with the planes chosen once for a
+ * packet of one octant: lanes_octant, packet_oct), Moller-Trumbore
+ * (tri_cand, tri_t; the edges prepared per call: block.h's tri_edges), spheres
  * (sphere_cand), planes (plane_cand), the watertight test (wt_pick,
  * wt_permute, wt_cand, wt_finish, with the rare lane-by-lane cases handed to
  * rp_ref_wt_exact and its kin), and the kind-generic steps the loops call:
