@@ -496,7 +496,7 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
             float best[64];
             int has[64] = {0};
             /* the raypack variants choose the planes once where the rays
-             * share the signs of rd (oct_planes; every ray here is valid) */
+             * share the signs of rd (packet_oct; every ray here is valid) */
             unsigned sx = 0, sy = 0, sz = 0;
             for (size_t i = i0; i < end; i++) {
                 best[i - i0] = w->tmax0[i];

@@ -76,11 +76,6 @@ typedef struct qray {
 static const int qray_rows[3][9] = {
     {1, 2, 0, 4, 5, 3, 7, 8, 6}, {2, 0, 1, 5, 3, 4, 8, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7, 8}};
 
-/* The float offsets in a node (lo[3][W], hi[3][W]) of axis a's near and
- * far planes for a ray whose rd[a] < 0 is neg: lo is near unless neg. */
-static inline int node_near_off(int a, int neg) { return (a + 3 * neg) * RP_BVH_WIDTH; }
-static inline int node_far_off(int a, int neg) { return (a + 3 - 3 * neg) * RP_BVH_WIDTH; }
-
 /* Ray i's state.  flags: the query's (without RP_WATERTIGHT the
  * Moller-Trumbore broadcasts too).  No branch on the ray's values. */
 RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned flags, qray *q) {
@@ -117,8 +112,8 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
         q->on[a] = n_set1(o[a] + sp);
         q->of[a] = n_set1(o[a] - sp);
         q->rd[a] = n_set1(rd[a]);
-        q->nearoff[a] = node_near_off(a, neg);
-        q->faroff[a] = node_far_off(a, neg);
+        q->nearoff[a] = plane_near_off(a, neg, RP_BVH_WIDTH); /* in a node: lo[3][W], hi[3][W] */
+        q->faroff[a] = plane_far_off(a, neg, RP_BVH_WIDTH);
     }
     /* The flags, the three axes in the lanes of one vector (lane 3 unused):
      * loose where |rd| is not > 0 (0 or NaN: not rd < 0 and not rd > 0)

@@ -319,7 +319,7 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
 #endif
 typedef struct lane_box {
     float on[3][V_W], of[3][V_W], rd[3][V_W], tmin[V_W];
-    int nearoff[V_W][3], faroff[V_W][3]; /* node_near_off, node_far_off of each lane */
+    int nearoff[V_W][3], faroff[V_W][3]; /* each lane's plane_near_off, plane_far_off in a node */
 } lane_box;
 
 RP_INLINE void lane_box_setup(const vray *r, const vbox_ray *br, lane_box *lb) {
@@ -336,8 +336,8 @@ RP_INLINE void lane_box_setup(const vray *r, const vbox_ray *br, lane_box *lb) {
     for (int l = 0; l < V_W; l++)
         for (int a = 0; a < 3; a++) {
             int n = (int)((nb[a] >> l) & 1u);
-            lb->nearoff[l][a] = node_near_off(a, n);
-            lb->faroff[l][a] = node_far_off(a, n);
+            lb->nearoff[l][a] = plane_near_off(a, n, RP_BVH_WIDTH);
+            lb->faroff[l][a] = plane_far_off(a, n, RP_BVH_WIDTH);
         }
 }
 
@@ -480,7 +480,8 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         float emin[RP_BVH_WIDTH];
         unsigned hit = 0;
         /* by lanes where few lanes are in play (LANE_NODES_MAX) */
-        const int bylane = perlane && __builtin_popcount(play) <= LANE_NODES_MAX;
+        const int bylane = perlane && (LANE_NODES_MAX >= V_W || /* (then every count) */
+                                       __builtin_popcount(play) <= LANE_NODES_MAX);
         if (bylane) {
             float bt[V_W];
             vf_storeu(bt, best);

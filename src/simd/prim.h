@@ -63,6 +63,13 @@ RP_INLINE vm slab_bc(const vray *r, const float *p, vf *tn, vf *tf) {
     return vf_le(*tn, *tf);
 }
 
+/* Where axis a's near and far planes lie among a box's floats: lo x y z
+ * then hi x y z, each field stride floats after the last (1 in an rp_aabb,
+ * RP_BVH_WIDTH among a node's children); lo is near unless rd[a] < 0
+ * (neg), the reference's choice. */
+static inline int plane_near_off(int a, int neg, int stride) { return (a + 3 * neg) * stride; }
+static inline int plane_far_off(int a, int neg, int stride) { return (a + 3 - 3 * neg) * stride; }
+
 /* slab_bc for a packet whose lanes share the signs of rd (a camera's rays,
  * mostly): each axis' near and far plane is the same for every lane, so it
  * is broadcast from its place in the box (near[a], far[a]: offsets of the
@@ -106,9 +113,8 @@ RP_INLINE int packet_oct(const rp_rays *rays, const uint8_t *active, size_t i, s
     if (oct < 0)
         return 0;
     for (int a = 0; a < 3; a++) {
-        int n = (oct >> a) & 1;
-        near[a] = a + (n ? 3 : 0);
-        far[a] = a + (n ? 0 : 3);
+        near[a] = plane_near_off(a, (oct >> a) & 1, 1);
+        far[a] = plane_far_off(a, (oct >> a) & 1, 1);
     }
     return 1;
 }
