@@ -61,8 +61,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <thread>
 #include <memory>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -596,6 +598,7 @@ struct Row {
     std::string variant;
     unsigned hint; // RAYPACK: 0, RP_COHERENT or RP_INCOHERENT
     unsigned flags = kFlags; // RAYPACK: the query's test (0: Moller-Trumbore)
+    unsigned threads = 1;    // RAYPACK build: rp_scene_set_build_threads (> 1: timed by the wall clock)
 };
 
 void fail(benchmark::State &state, const std::string &msg) {
@@ -788,6 +791,8 @@ void run_build(benchmark::State &state, const Row &row) {
             rp_scene *s = nullptr;
             rp_status st = rp_scene_create(&s);
             if (!st)
+                st = rp_scene_set_build_threads(s, row.threads);
+            if (!st)
                 st = rp_scene_add_mesh(s, m->xyz.data(), m->nverts(), m->idx.data(), m->ntris(), nullptr);
             state.ResumeTiming();
             if (!st)
@@ -801,7 +806,9 @@ void run_build(benchmark::State &state, const Row &row) {
                 break;
             }
         }
-        state.SetLabel(std::string("rp_scene_build, isa ") + rp_isa_name(rp_active_isa()));
+        state.SetLabel(std::string("rp_scene_build, isa ") + rp_isa_name(rp_active_isa()) +
+                       (row.threads > 1 ? ", " + std::to_string(row.threads) + " threads, wall time"
+                                        : std::string()));
         rp_set_isa(RP_ISA_AUTO);
     }
 #ifdef RPB_HAVE_EMBREE
@@ -916,12 +923,15 @@ void run_trace(benchmark::State &state, const Row &row) {
 
 void add(const Row &r) {
     std::string name = "scene/" + r.variant + "/" + kKindName[r.kind] + "/" + r.mesh;
-    benchmark::RegisterBenchmark(name.c_str(), [r](benchmark::State &st) {
+    benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(name.c_str(), [r](benchmark::State &st) {
         if (r.kind == BUILD)
             run_build(st, r);
         else
             run_trace(st, r);
-    })->Unit(benchmark::kMillisecond);
+    });
+    b->Unit(benchmark::kMillisecond);
+    if (r.threads > 1) // the rate per second of the wall clock, not of this thread's CPU
+        b->UseRealTime();
 }
 
 bool file_exists(const std::string &p) {
@@ -989,6 +999,17 @@ void rpb_scene_register(unsigned native) {
     variants.push_back({RP_ISA_AUTO, "auto"});
     for (const std::string &m : meshes)
         for (int k = 0; k < KIND_COUNT; k++) {
+            if (k == BUILD) { // the threaded build (the same tree bytes; baseline-ISA code)
+                unsigned hw = std::thread::hardware_concurrency();
+                std::vector<unsigned> ts = {2};
+                if (hw > 2)
+                    ts.push_back(hw);
+                for (unsigned t : ts) {
+                    Row r{RAYPACK, RP_ISA_AUTO, BUILD, m, "auto-t" + std::to_string(t), 0};
+                    r.threads = t;
+                    add(r);
+                }
+            }
             for (auto &v : variants) {
                 add({RAYPACK, v.first, (Kind)k, m, v.second, 0});
                 if (k != BUILD && v.first != RP_ISA_SCALAR && v.first != RP_ISA_AUTO) {

@@ -236,6 +236,15 @@ RP_API rp_status rp_scene_add_soup(rp_scene *scene, const rp_triangle *tris, siz
 RP_API rp_status rp_scene_add_mesh(rp_scene *scene, const float *xyz, size_t vertex_count,
                                    const uint32_t *indices, size_t triangle_count,
                                    uint32_t *mesh_id);
+/* The threads rp_scene_build may use: 1 (the default) builds on the
+ * calling thread alone; N > 1 lets it start up to N - 1 more threads
+ * (POSIX threads, all joined before it returns) for the lower levels of
+ * the tree, once the scene has at least 16384 triangles; 0 means one per
+ * online CPU.  The tree is the same bytes for every thread count.  A
+ * thread that cannot be started leaves its share to the others.  More
+ * than RP_BUILD_THREADS_MAX, or a scene already built: RP_ERR_INVALID. */
+#define RP_BUILD_THREADS_MAX 64
+RP_API rp_status rp_scene_set_build_threads(rp_scene *scene, unsigned threads);
 /* Builds the hierarchy (binned SAH, 8-wide nodes).  Once. */
 RP_API rp_status rp_scene_build(rp_scene *scene);
 /* Bytes the scene holds (after build: hierarchy and triangle copies). */

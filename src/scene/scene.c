@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scene.h"
 
@@ -30,6 +31,7 @@ rp_status rp_scene_create(rp_scene **scene) {
     }
     s->mesh_first[0] = 0;
     s->cap_meshes = 1;
+    s->build_threads = 1;
     *scene = s;
     return RP_OK;
 }
@@ -128,6 +130,19 @@ rp_status rp_scene_add_mesh(rp_scene *s, const float *xyz, size_t vertex_count,
             memcpy(t + 3 * c, xyz + 3 * (size_t)indices[3 * j + c], 3 * sizeof(float));
     }
     commit_mesh(s, triangle_count, mesh_id);
+    return RP_OK;
+}
+
+rp_status rp_scene_set_build_threads(rp_scene *s, unsigned threads) {
+    if (!s)
+        return RP_ERR_NULL;
+    if (s->built || threads > RP_BUILD_THREADS_MAX)
+        return RP_ERR_INVALID;
+    if (threads == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c < 1 ? 1u : c > RP_BUILD_THREADS_MAX ? RP_BUILD_THREADS_MAX : (unsigned)c;
+    }
+    s->build_threads = threads;
     return RP_OK;
 }
 

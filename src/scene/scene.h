@@ -48,6 +48,7 @@ struct rp_scene {
     size_t ntris, cap_tris;
     uint32_t *mesh_first;
     size_t nmeshes, cap_meshes;
+    unsigned build_threads; /* rp_scene_set_build_threads (>= 1) */
     /* built */
     int built;
     rp_bvh_node *nodes; /* nodes[0] is the root */

@@ -315,6 +315,54 @@ static void *switcher_main(void *p) {
     return (void *)(uintptr_t)switches;
 }
 
+/* ------------------------------------------------------------------ */
+/* The threaded scene build                                             */
+/* ------------------------------------------------------------------ */
+/* uniform in [lo, hi) (rnd also draws zeros and NaNs, which a scene
+ * refuses) */
+static float unif(uint64_t *s, float lo, float hi) {
+    return lo + (hi - lo) * (float)((rng_next(s) >> 40) & 0xffffff) / 16777216.0f;
+}
+
+/* A scene of nt random triangles built with `threads` build threads
+ * (rp_scene_set_build_threads), then nr rays through it (ray: ox oy oz
+ * dx dy dz tmin tmax): *bytes its size, prim and t the records.  Returns the first status that is not RP_OK. */
+static rp_status scene_run(const rp_triangle *tris, size_t nt, unsigned threads,
+                           float *const ray[8], size_t nr, uint32_t *prim, float *t,
+                           size_t *bytes) {
+    rp_scene *s = NULL;
+    rp_rays r;
+    rp_hits h;
+    rp_status st = rp_scene_create(&s);
+    if (!st)
+        st = rp_scene_set_build_threads(s, threads);
+    if (!st)
+        st = rp_scene_add_soup(s, tris, nt, NULL);
+    if (!st)
+        st = rp_scene_build(s);
+    if (st) {
+        rp_scene_free(s);
+        return st;
+    }
+    *bytes = rp_scene_bytes(s);
+    if ((st = rp_rays_alloc(nr, &r)) == RP_OK) {
+        if ((st = rp_hits_alloc(nr, &h)) == RP_OK) {
+            float *dst[11] = {r.ox, r.oy, r.oz, r.dx, r.dy, r.dz, r.tmin, r.tmax, r.rdx, r.rdy, r.rdz};
+            for (int a = 0; a < 8; a++)
+                memcpy(dst[a], ray[a], nr * sizeof(float));
+            if (!(st = rp_rays_prepare(&r)) &&
+                !(st = rp_scene_closest(s, &r, NULL, RP_WATERTIGHT, &h, NULL))) {
+                memcpy(prim, h.prim, nr * sizeof *prim);
+                memcpy(t, h.t, nr * sizeof *t);
+            }
+            rp_hits_free(&h);
+        }
+        rp_rays_free(&r);
+    }
+    rp_scene_free(s);
+    return st;
+}
+
 static int parse_opt(const char *a, const char *name, long *v) {
     size_t l = strlen(name);
     if (strncmp(a, name, l) || a[l] != '=')
@@ -341,7 +389,7 @@ int main(int argc, char **argv) {
         }
     }
     iterations = (int)iters;
-    printf("1..%d\n", 2 + NCLOSEST + 2 + 1);
+    printf("1..%d\n", 2 + NCLOSEST + 2 + 1 + 1);
     printf("# %ld threads, %d rounds each, seed %ld\n", nthreads, iterations, seed);
     fflush(stdout);
 
@@ -477,6 +525,55 @@ int main(int argc, char **argv) {
     TAP(!bad2 && rp_active_isa() == now,
         "%ld threads x %d rounds while another thread switches variants: results unchanged",
         np2, iterations);
+
+    /* last: a scene built by 4 threads (its subtrees built concurrently
+     * into their own arrays, then joined) equals the one built by one:
+     * the same size and, for rays through it, the same records */
+    {
+        size_t nt = 40000, n = 3000, b1 = 0, b4 = 1;
+        rp_triangle *tris = malloc(nt * sizeof *tris);
+        uint32_t *p1 = malloc(n * sizeof *p1), *p4 = malloc(n * sizeof *p4);
+        float *t1 = malloc(n * sizeof *t1), *t4 = malloc(n * sizeof *t4);
+        float *ray[8];
+        for (int a = 0; a < 8; a++)
+            ray[a] = malloc(n * sizeof(float));
+        if (!tris || !p1 || !p4 || !t1 || !t4 || !ray[0] || !ray[1] || !ray[2] || !ray[3] ||
+            !ray[4] || !ray[5] || !ray[6] || !ray[7])
+            return 99;
+        uint64_t g = (uint64_t)seed * 7919u + 17u;
+        for (size_t j = 0; j < nt; j++) {
+            float c[3] = {unif(&g, -2, 2), unif(&g, -2, 2), unif(&g, -2, 2)};
+            float *f = (float *)(void *)&tris[j];
+            for (int k = 0; k < 9; k++)
+                f[k] = c[k % 3] + unif(&g, -0.05f, 0.05f);
+        }
+        for (size_t i = 0; i < n; i++) { /* from outside the cloud into it */
+            for (int a = 0; a < 3; a++) {
+                ray[a][i] = unif(&g, -5, 5);
+                ray[3 + a][i] = unif(&g, -1, 1) - ray[a][i];
+            }
+            ray[6][i] = 0.0f;
+            ray[7][i] = INFINITY;
+        }
+        rp_status s1 = scene_run(tris, nt, 1, ray, n, p1, t1, &b1);
+        rp_status s4 = scene_run(tris, nt, 4, ray, n, p4, t4, &b4);
+        size_t hits = 0;
+        int same = !s1 && !s4 && b1 == b4;
+        for (size_t i = 0; same && i < n; i++) {
+            same &= p1[i] == p4[i] && !memcmp(&t1[i], &t4[i], sizeof t1[i]);
+            hits += p1[i] != RP_NO_HIT;
+        }
+        TAP(same, "a scene of %zu triangles built by 4 threads: %zu bytes and %zu rays' records "
+                  "(%zu hits) as built by one (%s, %s)",
+            nt, b4, n, hits, rp_status_string(s1), rp_status_string(s4));
+        free(tris);
+        free(p1);
+        free(p4);
+        free(t1);
+        free(t4);
+        for (int a = 0; a < 8; a++)
+            free(ray[a]);
+    }
 
     for (long t = 0; t < nthreads; t++) {
         out_free(&ta[t].first);

@@ -444,6 +444,70 @@ static uint32_t walk_levels(const rp_scene *s, uint32_t i) {
     return d + 1;
 }
 
+/* The threaded build (rp_scene_set_build_threads): the same tree bytes and
+ * slots at every thread count, on scenes big enough to start threads
+ * (build.c: PAR_MIN 16384 triangles) and to defer many subtrees. */
+static uint64_t slots_hash(const rp_scene *s) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    const unsigned char *p = (const unsigned char *)s->slot_of;
+    for (size_t k = 0; k < s->ntris * sizeof *s->slot_of; k++)
+        h = (h ^ p[k]) * 0x100000001b3ull;
+    return h;
+}
+
+static void test_threads_build(void) {
+    rp_scene *s = NULL;
+    tap_int(rp_scene_set_build_threads(NULL, 2), RP_ERR_NULL, "set_build_threads(NULL)");
+    tap_int(rp_scene_create(&s), RP_OK, "create");
+    tap_int(rp_scene_set_build_threads(s, RP_BUILD_THREADS_MAX + 1), RP_ERR_INVALID,
+            "more than RP_BUILD_THREADS_MAX threads: RP_ERR_INVALID");
+    tap_int(rp_scene_set_build_threads(s, RP_BUILD_THREADS_MAX), RP_OK, "RP_BUILD_THREADS_MAX");
+    tap_int(rp_scene_set_build_threads(s, 0), RP_OK, "0: one per online CPU");
+    tap_ok(s->build_threads >= 1 && s->build_threads <= RP_BUILD_THREADS_MAX,
+           "0 became %u threads", s->build_threads);
+    rp_triangle t[1] = {{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}};
+    tap_int(rp_scene_add_soup(s, t, 1, NULL), RP_OK, "one triangle");
+    tap_int(rp_scene_build(s), RP_OK, "built with threads (one triangle: on this thread)");
+    tap_int(rp_scene_set_build_threads(s, 2), RP_ERR_INVALID, "after the build: RP_ERR_INVALID");
+    rp_scene_free(s);
+
+    uint64_t saved = rng; /* the cases after this one draw as before */
+    static const size_t sizes[2] = {40000, 70001};
+    static const unsigned counts[5] = {1, 2, 3, 8, 0};
+    for (int z = 0; z < 2; z++) {
+        size_t n = sizes[z];
+        rp_triangle *tris = malloc(n * sizeof *tris);
+        rng = 777u + (unsigned)z;
+        gen_tris(tris, n, 1.0f, z ? 0.02f : 0.05f, 1);
+        uint64_t h1 = 0, s1 = 0;
+        size_t nn1 = 0;
+        for (int c = 0; c < 5; c++) {
+            rp_scene *q = NULL;
+            if (rp_scene_create(&q) != RP_OK || rp_scene_set_build_threads(q, counts[c]) != RP_OK ||
+                rp_scene_add_soup(q, tris, n / 3, NULL) != RP_OK ||
+                rp_scene_add_soup(q, tris + n / 3, n - n / 3, NULL) != RP_OK ||
+                rp_scene_build(q) != RP_OK)
+                abort();
+            uint64_t h = tree_hash(q), sh = slots_hash(q);
+            if (c == 0) {
+                h1 = h;
+                s1 = sh;
+                nn1 = q->nnodes;
+                tap_ok(q->levels == walk_levels(q, 0), "%zu triangles: levels %u == walked", n,
+                       q->levels);
+            } else {
+                tap_ok(h == h1 && sh == s1 && q->nnodes == nn1,
+                       "%zu triangles, %u threads (%u used): the tree and slots of one thread "
+                       "(0x%016llx, %zu nodes)",
+                       n, counts[c], q->build_threads, (unsigned long long)h, q->nnodes);
+            }
+            rp_scene_free(q);
+        }
+        free(tris);
+    }
+    rng = saved;
+}
+
 /* A deep tree: triangles spaced by powers of 1.03 along x, so that each
  * SAH split cuts off only the farthest few (18 levels of 8-wide nodes for
  * 1200 triangles, against 6 for a random soup of 5000).  Rays along the
@@ -569,6 +633,7 @@ static void test_errors(void) {
 int main(void) {
     size_t mt_diffs = 0, mt_lanes = 0;
     test_errors();
+    test_threads_build();
     test_deep();
     run_case("empty scene", 0, 40, 1.0f, 0.1f, 0, &mt_diffs, &mt_lanes);
     run_case("one triangle", 1, 200, 1.0f, 0.8f, 0, &mt_diffs, &mt_lanes);
