@@ -223,7 +223,7 @@ int main(int argc, char **argv) {
     if (mesh ? rt_load_mesh(&g, mesh, &e) : rt_procedural(&g, detail, &e))
         goto fail;
     t_make = rt_now() - t_make;
-    if (rt_backend_raypack(&rpk, &g, &e))
+    if (rt_backend_raypack(&rpk, &g, set.threads, &e))
         goto fail;
     printf("rp_trace: %s: %zu triangles in %zu meshes, %s in %.3f s\n", g.description, g.triangles,
            g.count, mesh ? "read" : "made", t_make);

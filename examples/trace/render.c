@@ -54,11 +54,18 @@ static int rpk_occluded(void *ctx, rp_rays *rays, unsigned hint, uint8_t *occ, r
     return 0;
 }
 
-int rt_backend_raypack(rt_backend *b, const rt_geometry *g, rt_err *e) {
+int rt_backend_raypack(rt_backend *b, const rt_geometry *g, int threads, rt_err *e) {
     memset(b, 0, sizeof *b);
     rp_scene *sc = NULL;
     if (rt_check(e, "rp_scene_create", rp_scene_create(&sc)))
         return -1;
+    /* the render's threads build the tree too (the same tree bytes) */
+    unsigned bt = threads < 1 ? 1u : threads > RP_BUILD_THREADS_MAX ? RP_BUILD_THREADS_MAX
+                                                                    : (unsigned)threads;
+    if (rt_check(e, "rp_scene_set_build_threads", rp_scene_set_build_threads(sc, bt))) {
+        rp_scene_free(sc);
+        return -1;
+    }
     double t0 = rt_now();
     for (size_t m = 0; m < g->count; m++) {
         const rt_mesh *me = &g->meshes[m];

@@ -91,8 +91,9 @@ typedef struct rt_backend {
     size_t bytes;
 } rt_backend;
 
-/* render.c: raypack's scene as a backend (builds the BVH; rp_scene_bytes). */
-int rt_backend_raypack(rt_backend *b, const rt_geometry *g, rt_err *e);
+/* render.c: raypack's scene as a backend (builds the BVH with up to
+ * `threads` build threads, at most RP_BUILD_THREADS_MAX; rp_scene_bytes). */
+int rt_backend_raypack(rt_backend *b, const rt_geometry *g, int threads, rt_err *e);
 void rt_backend_raypack_free(rt_backend *b);
 /* embree.c (only with Embree 3): the same triangles in an Embree scene. */
 int rt_have_embree(void);
