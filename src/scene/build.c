@@ -224,6 +224,7 @@ typedef struct builder {
     uint32_t *tidx;
     bnode *bn;
     size_t nbn, cap;
+    unsigned threads; /* for the top's binning (the threaded build); 1 in the subtrees */
 } builder;
 
 static rp_status reserve_bn(builder *b, size_t need) {
@@ -417,6 +418,126 @@ static inline void bin3(bx (*bins)[NBINS], uint32_t (*cnt)[NBINS], const bx *r, 
 #define NSTREAM 4
 #define STREAM_MIN 1024
 
+/* rec[0, n) into the three axes' bins (bins empty, cnt zero on entry). */
+static void bin_range(const bx *rec, size_t n, v4 vlo, v4 vsc, bx (*bins)[NBINS],
+                      uint32_t (*cnt)[NBINS]) {
+    if (n < STREAM_MIN) {
+        for (size_t i = 0; i < n; i++)
+            bin3(bins, cnt, &rec[i], vlo, vsc);
+        return;
+    }
+    /* NSTREAM runs of records binned side by side into their own bins (a
+     * run's records often share a bin: one set of bins would wait on its
+     * own stores), then merged in run order.  The same bits as one pass:
+     * a < b ? a : b folded over a sequence gives its last minimal element
+     * however the fold is bracketed, as long as the order is kept (so too
+     * for -0 and +0); likewise the max. */
+    bx sb[NSTREAM][3][NBINS];
+    uint32_t sn[NSTREAM][3][NBINS];
+    memset(sn, 0, sizeof sn);
+    for (int t = 0; t < NSTREAM; t++)
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < NBINS; k++)
+                sb[t][a][k] = bx_empty();
+    size_t q = n / NSTREAM;
+    for (size_t i = 0; i < q; i++)
+        for (int t = 0; t < NSTREAM; t++)
+            bin3(sb[t], sn[t], &rec[(size_t)t * q + i], vlo, vsc);
+    for (size_t i = NSTREAM * q; i < n; i++)
+        bin3(sb[NSTREAM - 1], sn[NSTREAM - 1], &rec[i], vlo, vsc);
+    for (int t = 0; t < NSTREAM; t++)
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < NBINS; k++) {
+                bx_grow(&bins[a][k], &sb[t][a][k]);
+                cnt[a][k] += sn[t][a][k];
+            }
+}
+
+/* ---- fork and join ----
+ * fn(ctx, 0) .. fn(ctx, n - 1) on up to `threads` threads, this one among
+ * them, each taking the next index from an atomic counter; returns when
+ * all are done.  A thread that cannot be started leaves its share to the
+ * others.  Whatever runs where, the callers below merge the chunks' results
+ * in chunk order, so the bits never depend on it. */
+typedef void (*par_fn)(void *ctx, size_t i);
+typedef struct pfor {
+    par_fn fn;
+    void *ctx;
+    size_t n;
+    atomic_size_t next;
+} pfor;
+
+static void *pfor_worker(void *arg) {
+    pfor *p = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n)
+            return NULL;
+        p->fn(p->ctx, i);
+    }
+}
+
+static void par_for(unsigned threads, size_t n, par_fn fn, void *ctx) {
+    pfor p;
+    p.fn = fn;
+    p.ctx = ctx;
+    p.n = n;
+    atomic_init(&p.next, 0);
+    pthread_t tid[RP_BUILD_THREADS_MAX];
+    unsigned started = 0;
+    for (unsigned t = 1; t < threads && t < n && t < RP_BUILD_THREADS_MAX; t++)
+        if (pthread_create(&tid[started], NULL, pfor_worker, &p) == 0)
+            started++;
+    pfor_worker(&p);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+}
+
+/* The binning of a node of at least PAR_BIN_MIN triangles (the top of the
+ * tree, built on the calling thread while the others wait): PAR_CHUNKS
+ * runs binned by the threads into bins of their own, then merged in run
+ * order: the same bits as bin_range over the whole (see there). */
+#define PAR_BIN_MIN 65536
+#define PAR_CHUNKS 16
+typedef struct pbin {
+    const bx *rec;
+    size_t n;
+    v4 vlo, vsc;
+    bx bins[PAR_CHUNKS][3][NBINS];
+    uint32_t cnt[PAR_CHUNKS][3][NBINS];
+} pbin;
+
+static void pbin_chunk(void *ctx, size_t c) {
+    pbin *p = ctx;
+    size_t q = p->n / PAR_CHUNKS, b = c * q, e = c + 1 == PAR_CHUNKS ? p->n : b + q;
+    for (int a = 0; a < 3; a++)
+        for (int k = 0; k < NBINS; k++)
+            p->bins[c][a][k] = bx_empty();
+    memset(p->cnt[c], 0, sizeof p->cnt[c]);
+    bin_range(p->rec + b, e - b, p->vlo, p->vsc, p->bins[c], p->cnt[c]);
+}
+
+static void bin_par(unsigned threads, const bx *rec, size_t n, v4 vlo, v4 vsc,
+                    bx (*bins)[NBINS], uint32_t (*cnt)[NBINS]) {
+    pbin *p = malloc(sizeof *p);
+    if (!p) { /* no memory for the runs' bins: this thread alone */
+        bin_range(rec, n, vlo, vsc, bins, cnt);
+        return;
+    }
+    p->rec = rec;
+    p->n = n;
+    p->vlo = vlo;
+    p->vsc = vsc;
+    par_for(threads, PAR_CHUNKS, pbin_chunk, p);
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < NBINS; k++) {
+                bx_grow(&bins[a][k], &p->bins[c][a][k]);
+                cnt[a][k] += p->cnt[c][a][k];
+            }
+    free(p);
+}
+
 /* a node waiting to be built: its triangles rec[begin, end), their box
  * and their centroids' box */
 typedef struct task {
@@ -503,37 +624,10 @@ static rp_status build_loop(builder *b, const task *root, size_t defer, tlist *d
             float lo4[4] = {lo[0], lo[1], lo[2], 0.0f}, sc4[4] = {scale[0], scale[1], scale[2], 0.0f};
             v4 vlo = v4_ld(lo4), vsc = v4_ld(sc4);
             const bx *rec = b->rec + tk.begin;
-            if (cnt_n < STREAM_MIN) {
-                for (size_t i = 0; i < cnt_n; i++)
-                    bin3(bins, cnt, &rec[i], vlo, vsc);
-            } else {
-                /* NSTREAM runs of records binned side by side into their own
-                 * bins (a run's records often share a bin: one set of bins
-                 * would wait on its own stores), then merged in run order.
-                 * The same bits as one pass: a < b ? a : b folded over a
-                 * sequence gives its last minimal element however the fold
-                 * is bracketed, as long as the order is kept (so too for
-                 * -0 and +0); likewise the max. */
-                bx sb[NSTREAM][3][NBINS];
-                uint32_t sn[NSTREAM][3][NBINS];
-                memset(sn, 0, sizeof sn);
-                for (int t = 0; t < NSTREAM; t++)
-                    for (int a = 0; a < 3; a++)
-                        for (int k = 0; k < NBINS; k++)
-                            sb[t][a][k] = bx_empty();
-                size_t q = cnt_n / NSTREAM;
-                for (size_t i = 0; i < q; i++)
-                    for (int t = 0; t < NSTREAM; t++)
-                        bin3(sb[t], sn[t], &rec[(size_t)t * q + i], vlo, vsc);
-                for (size_t i = NSTREAM * q; i < cnt_n; i++)
-                    bin3(sb[NSTREAM - 1], sn[NSTREAM - 1], &rec[i], vlo, vsc);
-                for (int t = 0; t < NSTREAM; t++)
-                    for (int a = 0; a < 3; a++)
-                        for (int k = 0; k < NBINS; k++) {
-                            bx_grow(&bins[a][k], &sb[t][a][k]);
-                            cnt[a][k] += sn[t][a][k];
-                        }
-            }
+            if (b->threads > 1 && cnt_n >= PAR_BIN_MIN)
+                bin_par(b->threads, rec, cnt_n, vlo, vsc, bins, cnt);
+            else
+                bin_range(rec, cnt_n, vlo, vsc, bins, cnt);
         } else {
             for (size_t i = tk.begin; i < tk.end; i++) {
                 const bx *r = &b->rec[i];
@@ -923,26 +1017,17 @@ nomem:
  * a triangle, so at most 8 bytes a triangle of it stay unused (never
  * touched, not counted by rp_scene_bytes); they fit while the leaves fill
  * their blocks to 3.4 triangles on average (bunny: 3.9). */
-static rp_status pack_leaves(builder *b, rp_scene *s) {
-    size_t nb = 0;
-    for (size_t i = 0; i < s->nnodes; i++)
-        for (int k = 0; k < RP_BVH_WIDTH; k++)
-            nb += (s->nodes[i].count[k] + RP_TRI_BLOCK - 1) / RP_TRI_BLOCK;
-    size_t bytes = (nb ? nb : 1) * sizeof(rp_tri4);
-    rp_tri4 *bl;
-    if (bytes <= b->reg) {
-        bl = (rp_tri4 *)(void *)b->rec;
-        b->rec = NULL;
-    } else if (!(bl = rp_big_alloc(bytes, 64))) {
-        return RP_ERR_NOMEM;
-    }
-    size_t at = 0;
-    for (size_t i = 0; i < s->nnodes; i++) {
+/* The leaves of nodes [i0, i1) into blocks from block `at` on. */
+static void pack_range(const builder *b, rp_scene *s, rp_tri4 *bl, size_t i0, size_t i1,
+                       size_t at) {
+    for (size_t i = i0; i < i1; i++) {
         rp_bvh_node *nd = &s->nodes[i];
 #if defined(__GNUC__)
         /* the triangles are read in tree order, from anywhere: those of
-         * the leaves PACK_AHEAD nodes on are asked for now */
-        if (i + PACK_AHEAD < s->nnodes) {
+         * the leaves PACK_AHEAD nodes on are asked for now (within the
+         * range: the nodes past it may be another thread's, being
+         * rewritten) */
+        if (i + PACK_AHEAD < i1) {
             const rp_bvh_node *pf = &s->nodes[i + PACK_AHEAD];
             for (int k = 0; k < RP_BVH_WIDTH; k++)
                 for (uint32_t j = 0; j < pf->count[k]; j++)
@@ -965,15 +1050,140 @@ static rp_status pack_leaves(builder *b, rp_scene *s) {
             at += (n + RP_TRI_BLOCK - 1) / RP_TRI_BLOCK;
         }
     }
+}
+
+/* the threaded packing: chunk c is nodes [c * per, (c + 1) * per), its
+ * blocks from first[c] on (each node's blocks land where one thread would
+ * put them) */
+#define PACK_CHUNK 4096
+typedef struct ppack {
+    const builder *b;
+    rp_scene *s;
+    rp_tri4 *bl;
+    const size_t *first;
+} ppack;
+
+static void ppack_chunk(void *ctx, size_t c) {
+    ppack *p = ctx;
+    size_t i0 = c * PACK_CHUNK, i1 = i0 + PACK_CHUNK < p->s->nnodes ? i0 + PACK_CHUNK : p->s->nnodes;
+    pack_range(p->b, p->s, p->bl, i0, i1, p->first[c]);
+}
+
+static rp_status pack_leaves(builder *b, rp_scene *s) {
+    size_t nc = (s->nnodes + PACK_CHUNK - 1) / PACK_CHUNK;
+    size_t *first = b->threads > 1 && nc > 1 ? malloc(nc * sizeof *first) : NULL;
+    size_t nb = 0;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        if (first && i % PACK_CHUNK == 0)
+            first[i / PACK_CHUNK] = nb;
+        for (int k = 0; k < RP_BVH_WIDTH; k++)
+            nb += (s->nodes[i].count[k] + RP_TRI_BLOCK - 1) / RP_TRI_BLOCK;
+    }
+    size_t bytes = (nb ? nb : 1) * sizeof(rp_tri4);
+    rp_tri4 *bl;
+    if (bytes <= b->reg) {
+        bl = (rp_tri4 *)(void *)b->rec;
+        b->rec = NULL;
+    } else if (!(bl = rp_big_alloc(bytes, 64))) {
+        free(first);
+        return RP_ERR_NOMEM;
+    }
+    if (first) {
+        ppack p = {b, s, bl, first};
+        par_for(b->threads, nc, ppack_chunk, &p);
+        free(first);
+    } else {
+        pack_range(b, s, bl, 0, s->nnodes, 0);
+    }
     s->blocks = bl;
     s->nblocks = nb;
     return RP_OK;
+}
+
+/* The triangles' box records rec[i0, i1) (idx: the identity) and their
+ * boxes, centroids' boxes and largest |coordinate|, folded in order. */
+static void init_range(const rp_triangle *tris, bx *rec, uint32_t *idx, size_t i0, size_t i1,
+                       bx *box_out, bx *cb_out, float *bound_out) {
+    float bound = 0.0f;
+    bx box = bx_empty(), cb = bx_empty();
+    for (size_t i = i0; i < i1; i++) {
+        const rp_triangle *t = &tris[i];
+        bx r;
+        r.lo[0] = mn(mn(t->v0.x, t->v1.x), t->v2.x);
+        r.lo[1] = mn(mn(t->v0.y, t->v1.y), t->v2.y);
+        r.lo[2] = mn(mn(t->v0.z, t->v1.z), t->v2.z);
+        r.hi[0] = mx(mx(t->v0.x, t->v1.x), t->v2.x);
+        r.hi[1] = mx(mx(t->v0.y, t->v1.y), t->v2.y);
+        r.hi[2] = mx(mx(t->v0.z, t->v1.z), t->v2.z);
+        r.lo[3] = 0.0f;
+        r.hi[3] = 0.0f;
+        rec[i] = r;
+        idx[i] = (uint32_t)i;
+        bx c = bx_cen(&r);
+        box = bx_union(box, &r);
+        cb = bx_union(cb, &c);
+        bound = mx(bound, mx(mx(fabsf(r.lo[0]), fabsf(r.hi[0])),
+                             mx(mx(fabsf(r.lo[1]), fabsf(r.hi[1])),
+                                mx(fabsf(r.lo[2]), fabsf(r.hi[2])))));
+    }
+    *box_out = box;
+    *cb_out = cb;
+    *bound_out = bound;
+}
+
+/* the threaded records: chunk c is triangles [c * INIT_CHUNK, ...), its
+ * folds merged in chunk order afterwards (the same bits as one pass, as
+ * in bin_range) */
+#define INIT_CHUNK 65536
+typedef struct pinit {
+    const rp_triangle *tris;
+    bx *rec;
+    uint32_t *idx;
+    size_t n;
+    bx *box, *cb;
+    float *bound;
+} pinit;
+
+static void pinit_chunk(void *ctx, size_t c) {
+    pinit *p = ctx;
+    size_t i0 = c * INIT_CHUNK, i1 = i0 + INIT_CHUNK < p->n ? i0 + INIT_CHUNK : p->n;
+    init_range(p->tris, p->rec, p->idx, i0, i1, &p->box[c], &p->cb[c], &p->bound[c]);
+}
+
+static void init_records(const builder *b, const rp_scene *s, size_t n, bx *box, bx *cb,
+                         float *bound) {
+    size_t nc = (n + INIT_CHUNK - 1) / INIT_CHUNK;
+    bx *cbox = NULL, *ccb = NULL;
+    float *cbound = NULL;
+    if (b->threads > 1 && nc > 1) {
+        cbox = malloc(nc * sizeof *cbox);
+        ccb = malloc(nc * sizeof *ccb);
+        cbound = malloc(nc * sizeof *cbound);
+    }
+    if (!cbox || !ccb || !cbound) { /* one thread (or no memory for the chunks' folds) */
+        init_range(s->tris, b->rec, b->idx, 0, n, box, cb, bound);
+    } else {
+        pinit p = {s->tris, b->rec, b->idx, n, cbox, ccb, cbound};
+        par_for(b->threads, nc, pinit_chunk, &p);
+        *box = bx_empty();
+        *cb = bx_empty();
+        *bound = 0.0f;
+        for (size_t c = 0; c < nc; c++) {
+            *box = bx_union(*box, &cbox[c]);
+            *cb = bx_union(*cb, &ccb[c]);
+            *bound = mx(*bound, cbound[c]);
+        }
+    }
+    free(cbox);
+    free(ccb);
+    free(cbound);
 }
 
 rp_status rp_scene_build_bvh(rp_scene *s, uint32_t **scratch) {
     size_t n = s->ntris;
     builder b;
     memset(&b, 0, sizeof b);
+    b.threads = s->build_threads;
     b.reg = (n ? n : 1) * REC_BYTES;
     b.rec = rp_big_alloc(b.reg, 64);
     b.idx = rp_big_alloc((n ? n : 1) * sizeof *b.idx, 64);
@@ -990,27 +1200,8 @@ rp_status rp_scene_build_bvh(rp_scene *s, uint32_t **scratch) {
     if (!b.rec || !b.idx || !b.trec || !b.tidx || !b.bn)
         goto out;
     float bound = 0.0f;
-    bx box = bx_empty(), cb = bx_empty();
-    for (size_t i = 0; i < n; i++) {
-        const rp_triangle *t = &s->tris[i];
-        bx r;
-        r.lo[0] = mn(mn(t->v0.x, t->v1.x), t->v2.x);
-        r.lo[1] = mn(mn(t->v0.y, t->v1.y), t->v2.y);
-        r.lo[2] = mn(mn(t->v0.z, t->v1.z), t->v2.z);
-        r.hi[0] = mx(mx(t->v0.x, t->v1.x), t->v2.x);
-        r.hi[1] = mx(mx(t->v0.y, t->v1.y), t->v2.y);
-        r.hi[2] = mx(mx(t->v0.z, t->v1.z), t->v2.z);
-        r.lo[3] = 0.0f;
-        r.hi[3] = 0.0f;
-        b.rec[i] = r;
-        b.idx[i] = (uint32_t)i;
-        bx c = bx_cen(&r);
-        box = bx_union(box, &r);
-        cb = bx_union(cb, &c);
-        bound = mx(bound, mx(mx(fabsf(r.lo[0]), fabsf(r.hi[0])),
-                             mx(mx(fabsf(r.lo[1]), fabsf(r.hi[1])),
-                                mx(fabsf(r.lo[2]), fabsf(r.hi[2])))));
-    }
+    bx box, cb;
+    init_records(&b, s, n, &box, &cb, &bound);
     if ((st = build_binary(&b, n, &box, &cb, s->build_threads)) != RP_OK)
         goto out;
     free(b.trec);

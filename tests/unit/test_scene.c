@@ -472,7 +472,7 @@ static void test_threads_build(void) {
     rp_scene_free(s);
 
     uint64_t saved = rng; /* the cases after this one draw as before */
-    static const size_t sizes[2] = {40000, 70001};
+    static const size_t sizes[2] = {40000, 140001};
     static const unsigned counts[5] = {1, 2, 3, 8, 0};
     for (int z = 0; z < 2; z++) {
         size_t n = sizes[z];
