@@ -9,12 +9,30 @@
  * arrays ray batch with no loop-carried dependence and GCC/Clang can
  * vectorise it by if-conversion (the reference's rays-outside order carries
  * the running best through the inner loop and does not vectorise).
- * Built as its own static library with -O3 -mavx2 (x86 only).  No -mfma:
- * the project forbids contraction (-ffp-contract=off), and the results must
+ * Built as its own static library once per x86 ISA the variants use, -O3
+ * and the variant's own flags: -msse4.1 (rpb_run_autovec_sse41, the
+ * "autovec-sse41" rows), -mavx2 (rpb_run_autovec, "autovec") and the
+ * AVX-512 variant's -mavx512f -mavx512vl -mavx512dq -mavx512bw with
+ * -mprefer-vector-width=512 (rpb_run_autovec_avx512, "autovec-avx512"), so
+ * that each variant meets the compiler at its own width.  No -mfma: the
+ * project forbids contraction (-ffp-contract=off), and the results must
  * stay the reference's.
  */
-#if !defined(__AVX2__)
+#if defined(RPB_AUTOVEC_SSE41)
+#if !defined(__SSE4_1__) || defined(__AVX__)
+#error "autovec.c with RPB_AUTOVEC_SSE41 is meant to be built with -msse4.1 (bench/meson.build)"
+#endif
+#define RPB_AUTOVEC_FN rpb_run_autovec_sse41
+#elif defined(RPB_AUTOVEC_AVX512)
+#if !defined(__AVX512F__)
+#error "autovec.c with RPB_AUTOVEC_AVX512 is meant to be built with -mavx512f (bench/meson.build)"
+#endif
+#define RPB_AUTOVEC_FN rpb_run_autovec_avx512
+#else
+#if !defined(__AVX2__) || defined(__AVX512F__)
 #error "autovec.c is meant to be built with -mavx2 (see bench/meson.build)"
+#endif
+#define RPB_AUTOVEC_FN rpb_run_autovec
 #endif
 
 #include <string.h>
@@ -156,7 +174,7 @@ static void triangles(rp_rays *restrict rr, const rp_triangle *tris, size_t coun
         }
 }
 
-void rpb_run_autovec(rpb_work *w) {
+void RPB_AUTOVEC_FN(rpb_work *w) {
     rp_rays *r = &w->rays;
     switch (w->kernel) {
     case RPB_SLAB:

@@ -36,7 +36,7 @@ struct Case {
     rpb_shape shape;
     rpb_impl impl;
     unsigned flags;           // triangle kernels' rp_* flags (rpb_flagsets)
-    rp_isa isa;               // RPB_IMPL_RAYPACK
+    rp_isa isa;               // RPB_IMPL_RAYPACK; RPB_IMPL_AUTOVEC: the build's ISA
     std::string embree_isa;   // RPB_IMPL_EMBREE
     std::string variant;      // the middle part of the name
 };
@@ -82,9 +82,7 @@ void run_case(benchmark::State &state, const Case &c) {
             break;
         }
         case RPB_IMPL_NAIVE: rpb_run_naive(&w); break;
-#ifdef RPB_HAVE_AUTOVEC
-        case RPB_IMPL_AUTOVEC: rpb_run_autovec(&w); break;
-#endif
+        case RPB_IMPL_AUTOVEC: rpb_run_autovec_isa(&w, c.isa); break;
 #ifdef RPB_HAVE_EMBREE
         case RPB_IMPL_EMBREE: rpb_embree_run(&w); break;
 #endif
@@ -100,9 +98,9 @@ out:
         double cyc = secs * g_hz / (iters * tests);
         state.counters["cyc_per_test"] = cyc;
         // the bound: raypack variants and the scalar reference from the op
-        // table; autovec is counted as the avx2 variant's operations
+        // table; an autovec build is counted at its ISA's width
         std::string bv = c.impl == RPB_IMPL_RAYPACK ? rp_isa_name(c.isa)
-                         : c.impl == RPB_IMPL_AUTOVEC ? "autovec" : "";
+                         : c.impl == RPB_IMPL_AUTOVEC ? rpb_autovec_name(c.isa) : "";
         if (!bv.empty()) {
             rpb_bound b = rpb_bound_for(&w, bv.c_str(), g_bytes_per_cycle);
             if (b.known) {
@@ -248,10 +246,11 @@ int main(int argc, char **argv) {
                         add({kk, ss, RPB_IMPL_RAYPACK, fl, (rp_isa)v, "", rp_isa_name((rp_isa)v)});
                 if (rpb_impl_has(RPB_IMPL_NAIVE, kk, ss, fl))
                     add({kk, ss, RPB_IMPL_NAIVE, fl, RP_ISA_SCALAR, "", "naive"});
-#ifdef RPB_HAVE_AUTOVEC
+                // autovec at each x86 variant's width, where this CPU runs it
                 if (rpb_impl_has(RPB_IMPL_AUTOVEC, kk, ss, fl))
-                    add({kk, ss, RPB_IMPL_AUTOVEC, fl, RP_ISA_SCALAR, "", "autovec"});
-#endif
+                    for (rp_isa a : {RP_ISA_SSE41, RP_ISA_AVX2, RP_ISA_AVX512})
+                        if (rpb_autovec_built(a) && (native & (1u << a)))
+                            add({kk, ss, RPB_IMPL_AUTOVEC, fl, a, "", rpb_autovec_name(a)});
 #ifdef RPB_HAVE_EMBREE
                 if (rpb_impl_has(RPB_IMPL_EMBREE, kk, ss, fl)) {
                     static const char *const isas[] = {"sse4.2", "avx2", "avx512"};

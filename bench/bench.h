@@ -105,7 +105,18 @@ void rpb_run_naive(rpb_work *w);
 #if defined(__x86_64__) || defined(__i386__)
 #define RPB_HAVE_AUTOVEC_TARGET 1
 #endif
-void rpb_run_autovec(rpb_work *w); /* only linked where autovec.c is built */
+/* autovec.c, built once per x86 ISA (only linked where built): -mavx2
+ * ("autovec"), -msse4.1 ("autovec-sse41"), the AVX-512 flags
+ * ("autovec-avx512"). */
+void rpb_run_autovec(rpb_work *w);
+void rpb_run_autovec_sse41(rpb_work *w);
+void rpb_run_autovec_avx512(rpb_work *w);
+/* The autovec build for the variant `isa` (RP_ISA_SSE41, RP_ISA_AVX2,
+ * RP_ISA_AVX512): its row name, and one iteration (0), or -1 where that
+ * build is not in this binary. */
+const char *rpb_autovec_name(rp_isa isa);
+int rpb_autovec_built(rp_isa isa);
+int rpb_run_autovec_isa(rpb_work *w, rp_isa isa);
 /* An order-independent digest of the last iteration's results (hit prims,
  * hit flags, t bits) to check that implementations did the same work. */
 uint64_t rpb_digest(const rpb_work *w, int with_t);

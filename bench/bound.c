@@ -340,8 +340,9 @@ static const struct { const char *name; ops o; } table[ROW_COUNT] = {
 static int lanes_of(const char *variant) {
     if (!strcmp(variant, "scalar")) return 1;
     if (!strcmp(variant, "sse41") || !strcmp(variant, "neon")) return 4;
+    if (!strcmp(variant, "autovec-sse41")) return 4;
     if (!strcmp(variant, "avx2") || !strcmp(variant, "autovec")) return 8;
-    if (!strcmp(variant, "avx512")) return 16;
+    if (!strcmp(variant, "avx512") || !strcmp(variant, "autovec-avx512")) return 16;
     return 0;
 }
 
@@ -574,7 +575,8 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
     rpb_bound b = {0, 0, 0, 0};
     int W = lanes_of(variant);
     /* autovec vectorises over rays only: a single ray runs one lane */
-    if (!strcmp(variant, "autovec") && w->nrays < (size_t)W)
+    int autovec = !strncmp(variant, "autovec", 7);
+    if (autovec && w->nrays < (size_t)W)
         W = 1;
     if (!W || w->nrays > 64 * 1024 * 1024)
         return b;
@@ -582,8 +584,7 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
     if (w->kernel != RPB_SLAB && rpb_work_tests(w) > 2e6)
         return b;
     acc a = replay(w, W, box_transpose_ops(variant), tri_transpose_ops(variant),
-                   cswap_extra(variant), !strcmp(variant, "avx512"),
-                   W > 1 && strcmp(variant, "autovec") != 0);
+                   cswap_extra(variant), !strcmp(variant, "avx512"), W > 1 && !autovec);
     double tests = rpb_work_tests(w);
     b.compute = (a.fp + a.div) / tests;
     double loads = a.loads / tests;

@@ -27,7 +27,8 @@ typedef struct result {
 
 static double min_time = 0.02;
 
-static int run_one(rpb_work *w, rpb_impl impl, result *res) {
+/* impl's one iteration, repeated for min_time; av: the autovec build's ISA */
+static int run_one(rpb_work *w, rpb_impl impl, rp_isa av, result *res) {
     long iters = 0;
     double t0 = rpb_now(), t;
     do {
@@ -41,9 +42,7 @@ static int run_one(rpb_work *w, rpb_impl impl, result *res) {
         } else if (impl == RPB_IMPL_NAIVE) {
             rpb_run_naive(w);
         } else {
-#ifdef RPB_HAVE_AUTOVEC
-            rpb_run_autovec(w);
-#endif
+            rpb_run_autovec_isa(w, av);
         }
         iters++;
         t = rpb_now() - t0;
@@ -93,23 +92,26 @@ int main(int argc, char **argv) {
                 result ref = {0, 0, 0};
                 int have_ref = 0;
                 /* raypack variants (scalar first: the reference), then the baselines */
-                static const int order[] = {0, 1, 2, 3, 4, -1, -2};
+                /* -2 - a: autovec built for variant a (sse41, avx2, avx512) */
+                static const int order[] = {0, 1, 2, 3, 4, -1, -2 - RP_ISA_SSE41, -2 - RP_ISA_AVX2,
+                                            -2 - RP_ISA_AVX512};
                 for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
                     int v = order[o];
                     rpb_impl impl = v >= 0 ? RPB_IMPL_RAYPACK : v == -1 ? RPB_IMPL_NAIVE : RPB_IMPL_AUTOVEC;
-                    const char *vname = v >= 0 ? rp_isa_name((rp_isa)v) : v == -1 ? "naive" : "autovec";
+                    rp_isa av = v <= -2 ? (rp_isa)(-2 - v) : RP_ISA_SCALAR;
+                    const char *vname = v >= 0 ? rp_isa_name((rp_isa)v) : v == -1 ? "naive"
+                                                                                  : rpb_autovec_name(av);
                     if (impl == RPB_IMPL_RAYPACK && !(runnable & (1u << v)))
                         continue;
-    #ifndef RPB_HAVE_AUTOVEC
-                    if (impl == RPB_IMPL_AUTOVEC)
+                    /* an autovec build runs where built and where this CPU has its ISA */
+                    if (impl == RPB_IMPL_AUTOVEC && (!rpb_autovec_built(av) || !(native & (1u << av))))
                         continue;
-    #endif
                     if (!rpb_impl_has(impl, (rpb_kernel)k, (rpb_shape)s, fl))
                         continue;
                     if (impl == RPB_IMPL_RAYPACK && rp_set_isa((rp_isa)v) != RP_OK)
                         continue;
                     result r;
-                    if (run_one(&w, impl, &r) != 0)
+                    if (run_one(&w, impl, av, &r) != 0)
                         return 1;
                     const char *check = "";
                     if (impl == RPB_IMPL_RAYPACK && v == RP_ISA_SCALAR) {
