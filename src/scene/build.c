@@ -10,7 +10,7 @@
  * once per subtree, kept sorted through stable partitions); nodes of at most
  * one block are leaves without a search.  The cost of a fixed 48-bin search
  * at every small node is what made the build slow.
- * Deterministic by construction: one thread, float arithmetic at the
+ * Deterministic by construction: float arithmetic at the
  * baseline ISA with -ffp-contract=off, four lanes at a time where it helps
  * (v4_*: SSE2, NEON or plain C, each lane the scalar expression's value:
  * min/max as a < b ? a : b, never a NaN-rule min), every min/max fold in
@@ -19,7 +19,11 @@
  * order, partitions in a fixed order; so the same meshes give the same tree
  * bytes on every run, CPU and compiler target.  Every finite triangle is kept (even those
  * that can never be hit), because a query must return what the brute-force
- * kernel returns over all of them.
+ * kernel returns over all of them.  With build threads
+ * (rp_scene_set_build_threads) the records, the top nodes' binning, the
+ * subtrees below the top and the leaves' packing are shared out in chunks
+ * whose results are merged in a fixed order, so the bytes are also the same
+ * for every thread count (the threaded build, below build_loop).
  */
 #if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__) || defined(__SSE4_1__)
 #error "the scene builder is built at the baseline ISA: a wide ISA flag reached it"
