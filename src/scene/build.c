@@ -458,12 +458,14 @@ static void bin_range(const bx *rec, size_t n, v4 vlo, v4 vsc, bx (*bins)[NBINS]
 }
 
 /* ---- fork and join ----
- * fn(ctx, 0) .. fn(ctx, n - 1) on up to `threads` threads, this one among
- * them, each taking the next index from an atomic counter; returns when
+ * fn(ctx, 0, slot) .. fn(ctx, n - 1, slot) on up to `threads` threads,
+ * this one among them (slot 0; the others 1, 2, ...: a worker's own
+ * scratch), each taking the next index from an atomic counter; returns when
  * all are done.  A thread that cannot be started leaves its share to the
- * others.  Whatever runs where, the callers below merge the chunks' results
- * in chunk order, so the bits never depend on it. */
-typedef void (*par_fn)(void *ctx, size_t i);
+ * others.  Whatever runs where, the callers merge the chunks' results in
+ * chunk order, so the bits never depend on it.  The one mechanism for every
+ * threaded part of the build. */
+typedef void (*par_fn)(void *ctx, size_t i, unsigned slot);
 typedef struct pfor {
     par_fn fn;
     void *ctx;
@@ -471,13 +473,19 @@ typedef struct pfor {
     atomic_size_t next;
 } pfor;
 
+typedef struct pworker {
+    pfor *p;
+    unsigned slot;
+} pworker;
+
 static void *pfor_worker(void *arg) {
-    pfor *p = arg;
+    const pworker *w = arg;
+    pfor *p = w->p;
     for (;;) {
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->n)
             return NULL;
-        p->fn(p->ctx, i);
+        p->fn(p->ctx, i, w->slot);
     }
 }
 
@@ -488,11 +496,15 @@ static void par_for(unsigned threads, size_t n, par_fn fn, void *ctx) {
     p.n = n;
     atomic_init(&p.next, 0);
     pthread_t tid[RP_BUILD_THREADS_MAX];
+    pworker w[RP_BUILD_THREADS_MAX];
     unsigned started = 0;
-    for (unsigned t = 1; t < threads && t < n && t < RP_BUILD_THREADS_MAX; t++)
-        if (pthread_create(&tid[started], NULL, pfor_worker, &p) == 0)
+    for (unsigned t = 1; t < threads && t < n && t < RP_BUILD_THREADS_MAX; t++) {
+        w[started + 1] = (pworker){&p, started + 1};
+        if (pthread_create(&tid[started], NULL, pfor_worker, &w[started + 1]) == 0)
             started++;
-    pfor_worker(&p);
+    }
+    w[0] = (pworker){&p, 0};
+    pfor_worker(&w[0]);
     for (unsigned t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
 }
@@ -511,7 +523,8 @@ typedef struct pbin {
     uint32_t cnt[PAR_CHUNKS][3][NBINS];
 } pbin;
 
-static void pbin_chunk(void *ctx, size_t c) {
+static void pbin_chunk(void *ctx, size_t c, unsigned slot) {
+    (void)slot;
     pbin *p = ctx;
     size_t q = p->n / PAR_CHUNKS, b = c * q, e = c + 1 == PAR_CHUNKS ? p->n : b + q;
     for (int a = 0; a < 3; a++)
@@ -794,79 +807,69 @@ nomem:
 #define PAR_TASK_MIN 1024 /* deferred tasks are never made smaller than this */
 
 typedef struct par {
-    builder *g;       /* the global builder (rec, idx shared, by range) */
-    const tlist *dl;  /* the deferred tasks */
-    size_t *order;    /* their indices, largest first */
-    builder *sub;     /* per task: its tree (bn, nbn, cap) */
-    atomic_size_t next;
+    builder *g;      /* the global builder (rec, idx shared, by range) */
+    const tlist *dl; /* the deferred tasks */
+    size_t *order;   /* their indices, largest first */
+    builder *sub;    /* per task: its tree (bn, nbn, cap) */
+    bx **trec;       /* per worker slot: partition scratch (SCRATCH_MAX each) */
+    uint32_t **tidx;
     atomic_int fail;
 } par;
 
-static void *par_worker(void *arg) {
-    par *c = arg;
-    size_t ns = SCRATCH_MAX;
-    bx *trec = NULL;
-    uint32_t *tidx = malloc(ns * sizeof *tidx);
-    if (posix_memalign((void **)&trec, 32, ns * sizeof *trec) != 0)
-        trec = NULL;
-    for (;;) {
-        size_t i = atomic_fetch_add(&c->next, 1);
-        if (i >= c->dl->n)
-            break;
-        size_t k = c->order[i];
-        task t = c->dl->t[k];
-        builder *lb = &c->sub[k];
-        memset(lb, 0, sizeof *lb);
-        lb->rec = c->g->rec;
-        lb->idx = c->g->idx;
-        lb->trec = trec;
-        lb->tidx = tidx;
-        t.node = 0;
-        if (!trec || !tidx || reserve_bn(lb, (t.end - t.begin) / 2 + 64) ||
-            (lb->nbn = 1, build_loop(lb, &t, 0, NULL)) != RP_OK)
-            atomic_store(&c->fail, 1);
-    }
-    free(trec);
-    free(tidx);
-    return NULL;
+/* Deferred task order[i] into its own tree, with slot's scratch. */
+static void par_task(void *ctx, size_t i, unsigned slot) {
+    par *c = ctx;
+    size_t k = c->order[i];
+    task t = c->dl->t[k];
+    builder *lb = &c->sub[k];
+    memset(lb, 0, sizeof *lb);
+    lb->rec = c->g->rec;
+    lb->idx = c->g->idx;
+    lb->trec = c->trec[slot];
+    lb->tidx = c->tidx[slot];
+    t.node = 0;
+    if (reserve_bn(lb, (t.end - t.begin) / 2 + 64) || (lb->nbn = 1, build_loop(lb, &t, 0, NULL)))
+        atomic_store(&c->fail, 1);
 }
 
 /* sort the deferred tasks' indices by size, largest first (ties: in
  * order): the long tasks start first, so the threads end together */
-static int par_cmp(const void *a, const void *b, const tlist *dl) {
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+static int par_cmp(size_t i, size_t j, const tlist *dl) {
     size_t ni = dl->t[i].end - dl->t[i].begin, nj = dl->t[j].end - dl->t[j].begin;
     return ni != nj ? (ni < nj ? 1 : -1) : (i > j) - (i < j);
 }
 
 static rp_status build_deferred(builder *g, const tlist *dl, unsigned threads) {
     par c;
+    size_t nd = dl->n ? dl->n : 1;
+    unsigned nw = threads < RP_BUILD_THREADS_MAX ? threads : RP_BUILD_THREADS_MAX;
     c.g = g;
     c.dl = dl;
-    c.order = malloc((dl->n ? dl->n : 1) * sizeof *c.order);
-    c.sub = calloc(dl->n ? dl->n : 1, sizeof *c.sub);
-    atomic_init(&c.next, 0);
+    c.order = malloc(nd * sizeof *c.order);
+    c.sub = calloc(nd, sizeof *c.sub);
+    c.trec = calloc(nw, sizeof *c.trec);
+    c.tidx = calloc(nw, sizeof *c.tidx);
     atomic_init(&c.fail, 0);
     rp_status st = RP_ERR_NOMEM;
-    if (!c.order || !c.sub)
+    if (!c.order || !c.sub || !c.trec || !c.tidx)
         goto out;
+    for (unsigned w = 0; w < nw; w++) {
+        if (posix_memalign((void **)&c.trec[w], 32, SCRATCH_MAX * sizeof **c.trec) != 0)
+            c.trec[w] = NULL;
+        c.tidx[w] = malloc(SCRATCH_MAX * sizeof **c.tidx);
+        if (!c.trec[w] || !c.tidx[w])
+            goto out;
+    }
     for (size_t i = 0; i < dl->n; i++)
         c.order[i] = i;
     /* insertion sort: a few dozen tasks */
     for (size_t i = 1; i < dl->n; i++)
-        for (size_t j = i; j > 0 && par_cmp(&c.order[j - 1], &c.order[j], dl) > 0; j--) {
+        for (size_t j = i; j > 0 && par_cmp(c.order[j - 1], c.order[j], dl) > 0; j--) {
             size_t t = c.order[j];
             c.order[j] = c.order[j - 1];
             c.order[j - 1] = t;
         }
-    pthread_t tid[RP_BUILD_THREADS_MAX];
-    unsigned started = 0;
-    for (unsigned t = 1; t < threads && t < RP_BUILD_THREADS_MAX; t++)
-        if (pthread_create(&tid[started], NULL, par_worker, &c) == 0)
-            started++;
-    par_worker(&c); /* this thread too */
-    for (unsigned t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    par_for(nw, dl->n, par_task, &c);
     if (atomic_load(&c.fail))
         goto out;
     /* the subtrees into the global tree, in the tasks' order */
@@ -876,12 +879,12 @@ static rp_status build_deferred(builder *g, const tlist *dl, unsigned threads) {
         if (reserve_bn(g, g->nbn + lb->nbn - 1))
             goto out;
         for (size_t j = 0; j < lb->nbn; j++) {
-            bnode nd = lb->bn[j];
-            if (!nd.leaf) {
-                nd.left += (uint32_t)off;
-                nd.right += (uint32_t)off;
+            bnode b = lb->bn[j];
+            if (!b.leaf) {
+                b.left += (uint32_t)off;
+                b.right += (uint32_t)off;
             }
-            g->bn[j ? off + j : dl->t[k].node] = nd;
+            g->bn[j ? off + j : dl->t[k].node] = b;
         }
         g->nbn += lb->nbn - 1;
     }
@@ -890,6 +893,12 @@ out:
     if (c.sub)
         for (size_t k = 0; k < dl->n; k++)
             free(c.sub[k].bn);
+    for (unsigned w = 0; c.trec && c.tidx && w < nw; w++) {
+        free(c.trec[w]);
+        free(c.tidx[w]);
+    }
+    free(c.trec);
+    free(c.tidx);
     free(c.sub);
     free(c.order);
     return st;
@@ -1067,7 +1076,8 @@ typedef struct ppack {
     const size_t *first;
 } ppack;
 
-static void ppack_chunk(void *ctx, size_t c) {
+static void ppack_chunk(void *ctx, size_t c, unsigned slot) {
+    (void)slot;
     ppack *p = ctx;
     size_t i0 = c * PACK_CHUNK, i1 = i0 + PACK_CHUNK < p->s->nnodes ? i0 + PACK_CHUNK : p->s->nnodes;
     pack_range(p->b, p->s, p->bl, i0, i1, p->first[c]);
@@ -1148,7 +1158,8 @@ typedef struct pinit {
     float *bound;
 } pinit;
 
-static void pinit_chunk(void *ctx, size_t c) {
+static void pinit_chunk(void *ctx, size_t c, unsigned slot) {
+    (void)slot;
     pinit *p = ctx;
     size_t i0 = c * INIT_CHUNK, i1 = i0 + INIT_CHUNK < p->n ? i0 + INIT_CHUNK : p->n;
     init_range(p->tris, p->rec, p->idx, i0, i1, &p->box[c], &p->cb[c], &p->bound[c]);
