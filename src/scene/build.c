@@ -793,16 +793,17 @@ nomem:
 }
 
 /* ---- the threaded build ----
- * The serial loop builds the top of the tree and defers every task of at
- * most DEFER triangles (n / (8 * threads), at least PAR_TASK_MIN); the
- * threads then take the deferred tasks, largest first, from an atomic
- * counter, each into a binary tree of its own (its root numbered 0) with
- * scratch of its own; at the end their nodes are appended to the global
- * tree in the tasks' order, the root's in place of the task's node.  Each
- * subtree is what the serial loop makes of the same records, so the tree
- * is the same for every thread count (test_scene: the tree hash at 1, 2,
- * 3 and 8 threads).  A thread that cannot be started leaves its share to
- * the others. */
+ * The serial loop (build_loop) builds the top of the tree and defers every
+ * task of at most n / (8 * threads) triangles (at least PAR_TASK_MIN); the
+ * threads then take the deferred tasks, largest first (par_for), each into
+ * a binary tree of its own (its root numbered 0) with its worker slot's
+ * scratch; at the end their nodes are appended to the global tree in the
+ * tasks' order, the root's in place of the task's node.  Each subtree is
+ * what the serial loop makes of the same records, and collapse reads the
+ * binary tree by its links, so the scene's bytes are the same for every
+ * thread count (test_scene: the tree hash and slots at 1, 2, 3, 8 and 0
+ * threads).  A thread that cannot be started leaves its share to the
+ * others. */
 #define PAR_MIN 16384     /* fewer triangles: one thread (the start costs more) */
 #define PAR_TASK_MIN 1024 /* deferred tasks are never made smaller than this */
 
