@@ -61,7 +61,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <thread>
 #include <memory>
 #include <string>
 #include <thread>

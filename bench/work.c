@@ -77,34 +77,31 @@ const char *rpb_autovec_name(rp_isa isa) {
     }
 }
 
-int rpb_autovec_built(rp_isa isa) {
+/* the autovec builds linked into this binary, by the variant they match */
+typedef void (*autovec_fn)(rpb_work *w);
+static autovec_fn autovec_of(rp_isa isa) {
     switch (isa) {
 #ifdef RPB_HAVE_AUTOVEC_SSE41
-    case RP_ISA_SSE41: return 1;
+    case RP_ISA_SSE41: return rpb_run_autovec_sse41;
 #endif
 #ifdef RPB_HAVE_AUTOVEC
-    case RP_ISA_AVX2: return 1;
+    case RP_ISA_AVX2: return rpb_run_autovec;
 #endif
 #ifdef RPB_HAVE_AUTOVEC_AVX512
-    case RP_ISA_AVX512: return 1;
+    case RP_ISA_AVX512: return rpb_run_autovec_avx512;
 #endif
-    default: return 0;
+    default: return NULL;
     }
 }
 
+int rpb_autovec_built(rp_isa isa) { return autovec_of(isa) != NULL; }
+
 int rpb_run_autovec_isa(rpb_work *w, rp_isa isa) {
-    switch (isa) {
-#ifdef RPB_HAVE_AUTOVEC_SSE41
-    case RP_ISA_SSE41: rpb_run_autovec_sse41(w); return 0;
-#endif
-#ifdef RPB_HAVE_AUTOVEC
-    case RP_ISA_AVX2: rpb_run_autovec(w); return 0;
-#endif
-#ifdef RPB_HAVE_AUTOVEC_AVX512
-    case RP_ISA_AVX512: rpb_run_autovec_avx512(w); return 0;
-#endif
-    default: (void)w; return -1;
-    }
+    autovec_fn f = autovec_of(isa);
+    if (!f)
+        return -1;
+    f(w);
+    return 0;
 }
 
 int rpb_impl_has(rpb_impl impl, rpb_kernel k, rpb_shape s, unsigned flags) {

@@ -228,7 +228,8 @@ typedef struct builder {
     uint32_t *tidx;
     bnode *bn;
     size_t nbn, cap;
-    unsigned threads; /* for the top's binning (the threaded build); 1 in the subtrees */
+    unsigned threads; /* rp_scene_set_build_threads: the global builder's records, top
+                       * binning, subtrees and packing; 0 in a subtree's builder */
 } builder;
 
 static rp_status reserve_bn(builder *b, size_t need) {
@@ -906,8 +907,8 @@ out:
 }
 
 /* The binary tree over rec[0, n): b->bn[0] is the root. */
-static rp_status build_binary(builder *b, size_t n, const bx *box, const bx *cb,
-                              unsigned threads) {
+static rp_status build_binary(builder *b, size_t n, const bx *box, const bx *cb) {
+    const unsigned threads = b->threads;
     if (reserve_bn(b, 1))
         return RP_ERR_NOMEM;
     b->nbn = 1;
@@ -1066,9 +1067,9 @@ static void pack_range(const builder *b, rp_scene *s, rp_tri4 *bl, size_t i0, si
     }
 }
 
-/* the threaded packing: chunk c is nodes [c * per, (c + 1) * per), its
- * blocks from first[c] on (each node's blocks land where one thread would
- * put them) */
+/* the threaded packing: chunk c is nodes [c * PACK_CHUNK, (c + 1) *
+ * PACK_CHUNK), its blocks from first[c] on (each node's blocks land where
+ * one thread would put them) */
 #define PACK_CHUNK 4096
 typedef struct ppack {
     const builder *b;
@@ -1218,7 +1219,7 @@ rp_status rp_scene_build_bvh(rp_scene *s, uint32_t **scratch) {
     float bound = 0.0f;
     bx box, cb;
     init_records(&b, s, n, &box, &cb, &bound);
-    if ((st = build_binary(&b, n, &box, &cb, s->build_threads)) != RP_OK)
+    if ((st = build_binary(&b, n, &box, &cb)) != RP_OK)
         goto out;
     free(b.trec);
     b.trec = NULL;
