@@ -73,7 +73,7 @@ typedef struct rp_kernels {
     unsigned (*scene_node_ray)(const rp_rays *rays, size_t i, float bound,
                                const struct rp_bvh_node *nd, float best, float *ent);
     unsigned (*scene_block_ray)(const rp_rays *rays, size_t i, float bound,
-                                const struct rp_tri4 *b, unsigned n, float best);
+                                const struct rp_tri4 *b, unsigned n, float best, float t[4]);
     void (*scene_box_packet)(const rp_rays *rays, size_t i, size_t m, float bound,
                              const struct rp_bvh_node *nd, int k, const float *best,
                              uint8_t *hit, float *entry);

@@ -179,5 +179,30 @@ static inline vq q_or(vq a, vq b) {
         m_or(simde_vreinterpretq_u32_f32(a), simde_vreinterpretq_u32_f32(b)));
 }
 static inline unsigned q_bits(vq m) { return m_bits(simde_vreinterpretq_u32_f32(m)); }
+static inline vq q_div(vq a, vq b) { return vf_div(a, b); }
+static inline vq q_xor(vq a, vq b) { return vf_xor_bits(a, simde_vreinterpretq_u32_f32(b)); }
+static inline vq q_sel(vq m, vq a, vq b) { /* m ? a : b */
+    return simde_vbslq_f32(simde_vreinterpretq_u32_f32(m), a, b);
+}
+/* The four lanes in double (as src/x86/layer.h's vqd): two float64x2
+ * halves; FCVTL widens exactly, FCVTN rounds once in the FPCR's mode. */
+typedef struct vqd {
+    simde_float64x2_t lo, hi;
+} vqd;
+static inline vqd qd_of(vq a) {
+    vqd r = {simde_vcvt_f64_f32(simde_vget_low_f32(a)), simde_vcvt_f64_f32(simde_vget_high_f32(a))};
+    return r;
+}
+static inline vq q_of_d(vqd a) {
+    return simde_vcombine_f32(simde_vcvt_f32_f64(a.lo), simde_vcvt_f32_f64(a.hi));
+}
+static inline vqd qd_sub(vqd a, vqd b) {
+    vqd r = {simde_vsubq_f64(a.lo, b.lo), simde_vsubq_f64(a.hi, b.hi)};
+    return r;
+}
+static inline vqd qd_mul(vqd a, vqd b) {
+    vqd r = {simde_vmulq_f64(a.lo, b.lo), simde_vmulq_f64(a.hi, b.hi)};
+    return r;
+}
 
 #include "simd/kernels.h"

@@ -15,9 +15,11 @@
  *     own decision (its double recomputation keeps every nonzero float
  *     sign: see rp_ref_wt_exact), and so is one whose kz range
  *     (rp_ref_wt_tplane's clamp) lies beyond the best hit or before tmin;
- *     every other lane goes through the reference itself (rp_ref_wt_eval,
- *     rp_ref_wt_t).  So every hit kept is the reference's, and only lanes
- *     the reference rejects are dropped.
+ *     then the reference's t, lane by lane (qray_tplane: rp_ref_wt_t's
+ *     operations, the normal in double), drops the lanes whose t is not
+ *     in [tmin, best]; every other lane goes through the reference's
+ *     inside decision itself (rp_ref_wt_eval).  So every hit kept is the
+ *     reference's, and only lanes the reference rejects are dropped.
  *   - Without RP_WATERTIGHT (Moller-Trumbore): rp_ref_tri_eval's inside
  *     decision lane by lane, the same operations (the sign of det applied
  *     as the negation 0 - x, the same value for every x but a zero, whose
@@ -64,17 +66,14 @@ typedef struct qray {
     unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
     unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
     vq wo[3], wsx, wsy, wsz; /* o[kx], o[ky], o[kz]; the shear */
-    float fo[3], fd[3], frd2[2]; /* o, d in the frame; rd[kx], rd[ky] (rp_ref_wt_t_frame) */
+    float fd[3], frd2[2];    /* d in the frame; rd[kx], rd[ky] (qray_tplane) */
     vq mo[3], md[3];         /* o, d (world axes): the Moller-Trumbore test (only without
                               * RP_WATERTIGHT) */
     float pad;               /* rp_ref_wt_pad (rp_ref_mt_in_box) */
+    float om;                /* max |o| in rp_ref_wt_pad's order (a triangle's pad) */
+    unsigned bd;             /* world axes whose rd bounds (rp_ref_wt_bounding) */
     int plain;               /* the ray is plain (vbox_ray's plain, traverse_simd.h) */
-    const int *row;          /* block row of vertex k's kx, ky, kz component (qray_rows) */
 } qray;
-
-/* Block rows of vertex k's kx, ky, kz components (3 * k + axis), by kz. */
-static const int qray_rows[3][9] = {
-    {1, 2, 0, 4, 5, 3, 7, 8, 6}, {2, 0, 1, 5, 3, 4, 8, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7, 8}};
 
 /* Ray i's state.  flags: the query's (without RP_WATERTIGHT the
  * Moller-Trumbore broadcasts too).  No branch on the ray's values. */
@@ -88,6 +87,7 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
     const float o[3] = {r.ox, r.oy, r.oz}, rd[3] = {r.rdx, r.rdy, r.rdz};
     const float d[3] = {r.dx, r.dy, r.dz};
     q->pad = pad;
+    q->om = rp_maxf(fabsf(o[2]), rp_maxf(fabsf(o[0]), fabsf(o[1]))); /* (rp_ref_wt_pad) */
     if (!(flags & RP_WATERTIGHT))
         for (int a = 0; a < 3; a++) {
             q->mo[a] = q_set1(o[a]);
@@ -127,13 +127,13 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
     unsigned small = q_bits(q_lt(q_mul(q_set1(m), ard), q_set1(0x1p125f)));
     unsigned lz = (~pos | big) & 7u, bd = pos & fin & 7u, kzb = 1u << q->w.kz;
     q->loose = lz;
+    q->bd = bd;
     q->rloose = (lz & kzb) | (~bd & 7u & ~kzb);
     q->plain = (m < 0x1p127f) & ((bd & small & 7u) == 7u);
     const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
     for (int k = 0; k < 3; k++) { /* the triangle tests: the ray's frame */
         int a = ax[k];
         q->wo[k] = q_set1(o[a]);
-        q->fo[k] = o[a];
         q->fd[k] = d[a];
         if (k < 2)
             q->frd2[k] = rd[a];
@@ -141,7 +141,6 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
     q->wsx = q_set1(q->w.sx);
     q->wsy = q_set1(q->w.sy);
     q->wsz = q_set1(q->w.sz);
-    q->row = qray_rows[q->w.kz];
 }
 
 /* One ray's slab value at a plane of a node's children (the plane's W
@@ -254,12 +253,100 @@ RP_INLINE unsigned qray_node(const qray *q, const rp_bvh_node *nd, float best,
     return h;
 }
 
+/* The lanes of c (kept by qray_block) whose t is in [tmin, best], and
+ * t[4] the t of block b's four triangles for ray q: rp_ref_wt_t_frame lane
+ * by lane, the same operations in the same order (kz, the ray's, a
+ * constant: the frame's rows at fixed offsets).  The kz range [min zk, max
+ * zk], the normal in double (rp_ref_wt_normal: the vqd layer widens
+ * exactly and rounds once, as the reference's casts), the plane's t, the
+ * triangle's own pad (rp_ref_wt_tri_inf, a maximum of |v|, the same in any
+ * order of the nine), the grown kx and ky slabs where rd bounds
+ * (rp_ref_wt_axis) and the clamp.  It replaces a scalar rp_ref_wt_t_frame
+ * per candidate lane, about 260 instructions each (callgrind, AVX2, bunny
+ * diffuse), with about 100 for the four lanes. */
+RP_INLINE unsigned qray_tplane_k(const qray *q, const rp_tri4 *b, unsigned c, float best,
+                                  float tout[4], const int kz) {
+    const int kx = kz == 2 ? 0 : kz + 1, ky = kx == 2 ? 0 : kx + 1;
+    vq v[9];
+    for (int k = 0; k < 3; k++) {
+        v[3 * k] = q_load(b->v[3 * k + kx]);
+        v[3 * k + 1] = q_load(b->v[3 * k + ky]);
+        v[3 * k + 2] = q_load(b->v[3 * k + kz]);
+    }
+    /* the kz range (rp_ref_wt_tplane), again: kept from qray_block_k, its
+     * values were spilled there */
+    vq z0 = q_mul(q->wsz, q_sub(v[2], q->wo[2]));
+    vq z1 = q_mul(q->wsz, q_sub(v[5], q->wo[2]));
+    vq z2 = q_mul(q->wsz, q_sub(v[8], q->wo[2]));
+    vq lo = q_min(z1, z0), hi = q_max(z1, z0);
+    lo = q_min(z2, lo);
+    hi = q_max(z2, hi);
+    vqd e1[3], e2[3];
+    for (int k = 0; k < 3; k++) {
+        vqd p0 = qd_of(v[k]);
+        e1[k] = qd_sub(qd_of(v[3 + k]), p0);
+        e2[k] = qd_sub(qd_of(v[6 + k]), p0);
+    }
+    vq n[3];
+    n[0] = q_of_d(qd_sub(qd_mul(e1[1], e2[2]), qd_mul(e1[2], e2[1])));
+    n[1] = q_of_d(qd_sub(qd_mul(e1[2], e2[0]), qd_mul(e1[0], e2[2])));
+    n[2] = q_of_d(qd_sub(qd_mul(e1[0], e2[1]), qd_mul(e1[1], e2[0])));
+    vq a, m;
+    vq p[3];
+    for (int k = 0; k < 3; k++)
+        p[k] = q_sub(v[k], q->wo[k]);
+    a = q_mul(n[0], p[0]); m = q_mul(n[1], p[1]); vq num = q_add(a, m);
+    a = q_mul(n[2], p[2]); num = q_add(num, a);
+    a = q_mul(n[0], q_set1(q->fd[0])); m = q_mul(n[1], q_set1(q->fd[1])); vq den = q_add(a, m);
+    a = q_mul(n[2], q_set1(q->fd[2])); den = q_add(den, a);
+    vq t = q_div(num, den);
+    vq inf = q_abs(v[0]);
+    for (int k = 1; k < 9; k++)
+        inf = q_max(q_abs(v[k]), inf);
+    vq pad = q_mul(q_add(q_set1(q->om), inf), q_set1(0x1p-19f));
+    const int ax[2] = {kx, ky};
+    for (int k = 0; k < 2; k++) {
+        if (!((q->bd >> ax[k]) & 1u)) /* rare: a flushed, saturated or infinite rd */
+            continue;
+        vq rd = q_set1(q->frd2[k]);
+        vq l = q_min(v[3 + k], v[k]), h = q_max(v[3 + k], v[k]);
+        l = q_min(v[6 + k], l);
+        h = q_max(v[6 + k], h);
+        vq neg = q_lt(rd, q_set1(0.0f));
+        vq sp = q_xor(pad, q_and(rd, q_set1(-0.0f))); /* rp_xorsign(pad, rd) */
+        vq on = q_add(q->wo[k], sp), of = q_sub(q->wo[k], sp);
+        vq t0 = q_mul(q_sub(q_sel(neg, h, l), on), rd);
+        vq t1 = q_mul(q_sub(q_sel(neg, l, h), of), rd);
+        lo = q_max(t0, lo);
+        hi = q_min(t1, hi);
+    }
+    t = q_max(t, lo); /* NaN t: lo */
+    t = q_min(t, hi);
+    t = q_sel(q_gt(lo, hi), q_set1(NAN), t);
+    q_store(tout, t);
+    return c & q_bits(q_and(q_le(q_set1(q->r.tmin), t), q_le(t, q_set1(best)))); /* (NaN: out) */
+}
+
+/* qray_tplane_k for the ray's kz (as qray_block): the lanes of c whose t is
+ * in [tmin, best], t[4] the lanes' t. */
+RP_INLINE unsigned qray_tplane(const qray *q, const rp_tri4 *b, unsigned c, float best,
+                               float t[4]) {
+    switch (q->w.kz) {
+    case 0:
+        return qray_tplane_k(q, b, c, best, t, 0);
+    case 1:
+        return qray_tplane_k(q, b, c, best, t, 1);
+    default:
+        return qray_tplane_k(q, b, c, best, t, 2);
+    }
+}
+
 /* The lanes of block b (of which the first n are the leaf's) that may hold
  * a hit in [tmin, best]: the edge functions' signs and the kz range. */
 RP_INLINE unsigned qray_block_k(const qray *q, const rp_tri4 *b, unsigned n, float best,
                                 const int kz) {
-    /* kz (the ray's, q->w.kz) a constant here: q->row's rows are then
-     * constant offsets into the block (qray_block) */
+    /* kz (the ray's, q->w.kz) a constant here: the rows of the frame's
+     * axes are then constant offsets into the block (qray_block) */
     const int kx = kz == 2 ? 0 : kz + 1, ky = kx == 2 ? 0 : kx + 1;
     vq xy[6], z[3];
     for (int k = 0; k < 3; k++) { /* rp_ref_wt_vertex */
@@ -270,11 +357,11 @@ RP_INLINE unsigned qray_block_k(const qray *q, const rp_tri4 *b, unsigned n, flo
         xy[2 * k + 1] = q_sub(qy, q_mul(q->wsy, z[k]));
     }
     vq u = q_sub(q_mul(xy[4], xy[3]), q_mul(xy[5], xy[2]));
-    vq v = q_sub(q_mul(xy[0], xy[5]), q_mul(xy[1], xy[4]));
+    vq vv = q_sub(q_mul(xy[0], xy[5]), q_mul(xy[1], xy[4]));
     vq w = q_sub(q_mul(xy[2], xy[1]), q_mul(xy[3], xy[0]));
     vq zero = q_set1(0.0f);
-    vq neg = q_or(q_or(q_lt(u, zero), q_lt(v, zero)), q_lt(w, zero));
-    vq pos = q_or(q_or(q_gt(u, zero), q_gt(v, zero)), q_gt(w, zero));
+    vq neg = q_or(q_or(q_lt(u, zero), q_lt(vv, zero)), q_lt(w, zero));
+    vq pos = q_or(q_or(q_gt(u, zero), q_gt(vv, zero)), q_gt(w, zero));
     unsigned c = ~q_bits(q_and(neg, pos)) & ((1u << (n < 4 ? n : 4)) - 1u);
     if (!c)
         return 0;
@@ -287,8 +374,8 @@ RP_INLINE unsigned qray_block_k(const qray *q, const rp_tri4 *b, unsigned n, flo
 }
 
 /* qray_block_k for the ray's kz: one copy per frame, each loading the
- * block's rows at fixed offsets instead of looking up q->row (AVX2, bunny,
- * bench/instr.sh: 1.1% fewer instructions per diffuse ray, 1.2% shadow). */
+ * block's rows at fixed offsets (AVX2, bunny, bench/instr.sh: 1.1% fewer
+ * instructions per diffuse ray, 1.2% shadow, than rows looked up). */
 RP_INLINE unsigned qray_block(const qray *q, const rp_tri4 *b, unsigned n, float best) {
     switch (q->w.kz) {
     case 0:
@@ -349,16 +436,24 @@ typedef struct qbest {
  * filter keeps goes through the reference: its t first (t outside [tmin,
  * best], or a tie that does not win, is rejected whatever the rest says),
  * then the rest of the decision.  Watertight: the t of rp_ref_wt_t_frame
- * does not depend on the 2D decision, so on a bounce ray the origin's own
- * triangle (t near 0 < tmin) is dropped before rp_ref_wt_eval; Moller-
- * Trumbore: rp_ref_tri_eval decides and gives t, then rp_ref_mt_in_box. */
+ * does not depend on the 2D decision, so qray_block computes it for the
+ * block's lanes at once and on a bounce ray the origin's own triangle (t
+ * near 0 < tmin) is dropped before rp_ref_wt_eval; Moller-Trumbore:
+ * rp_ref_tri_eval decides and gives t, then rp_ref_mt_in_box. */
 RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t count,
                         unsigned flags, int closest, qbest *bb) {
     int wt = (flags & RP_WATERTIGHT) != 0;
     for (uint32_t j = 0; j < count; j += RP_TRI_BLOCK) {
         const rp_tri4 *b = &s->blocks[first + j / RP_TRI_BLOCK];
-        unsigned c = wt ? qray_block(q, b, count - j, q->r.tmax)
-                        : qray_block_mt(q, b, count - j, flags);
+        float tw[4]; /* watertight: the lanes' t (qray_tplane) */
+        unsigned c;
+        if (wt) {
+            c = qray_block(q, b, count - j, q->r.tmax);
+            if (c)
+                c = qray_tplane(q, b, c, q->r.tmax, tw);
+        } else {
+            c = qray_block_mt(q, b, count - j, flags);
+        }
         while (c) {
             int l = __builtin_ctz(c);
             c &= c - 1u;
@@ -366,10 +461,7 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
             rp_triangle tri; /* watertight: copied out only once t is accepted */
             float t;
             if (wt) {
-                float v[9];
-                for (int k = 0; k < 9; k++)
-                    v[k] = b->v[q->row[k]][l];
-                t = rp_ref_wt_t_frame(&q->r, &q->w, v, q->fo, q->fd, q->frd2);
+                t = tw[l];
             } else {
                 rp_scene_tri(s, slot, &tri);
                 rp_tri_eval e = rp_ref_tri_eval(&q->r, &tri, flags);

@@ -724,6 +724,7 @@ static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const ui
  *   - scene_block_ray: the one-ray leaf-block filter (qray_block): the
  *     lanes kept of the first n of block b; it may keep a lane the
  *     reference rejects, never drop one the reference hits in [tmin, best];
+ *     t[l] of a lane l kept is rp_ref_wt_t's, bit for bit, in [tmin, best];
  *   - scene_box_packet: the packet box test (box_test) of rays i .. i+m-1
  *     (any m: packets of V_W) against child k of nd with per-ray best t
  *     (best[0] for ray i): hit bytes and kz entries; an empty child is
@@ -744,10 +745,11 @@ static unsigned scene_node_ray(const rp_rays *rays, size_t i, float bound,
 }
 
 static unsigned scene_block_ray(const rp_rays *rays, size_t i, float bound, const rp_tri4 *b,
-                                unsigned n, float best) {
+                                unsigned n, float best, float *t) {
     qray q;
     qray_setup(rays, i, bound, RP_WATERTIGHT, &q);
-    return qray_block(&q, b, n, best);
+    unsigned c = qray_block(&q, b, n, best);
+    return c ? qray_tplane(&q, b, c, best, t) : 0;
 }
 
 /* The packet of rays i0 .. i0+w-1 as scene_packet sets it up, with best t

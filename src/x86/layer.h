@@ -118,6 +118,41 @@ static inline vq q_eq(vq a, vq b) { return simde_mm_cmpeq_ps(a, b); }
 static inline vq q_and(vq a, vq b) { return simde_mm_and_ps(a, b); }
 static inline vq q_or(vq a, vq b) { return simde_mm_or_ps(a, b); }
 static inline unsigned q_bits(vq m) { return (unsigned)simde_mm_movemask_ps(m); }
+static inline vq q_div(vq a, vq b) { return simde_mm_div_ps(a, b); }
+static inline vq q_xor(vq a, vq b) { return simde_mm_xor_ps(a, b); }
+static inline vq q_sel(vq m, vq a, vq b) { return simde_mm_blendv_ps(b, a, m); } /* m ? a : b */
+/* The q layer's four lanes in double (vqd), for rp_ref_wt_normal's
+ * arithmetic: exact widening, IEEE subtract and multiply, one rounding back
+ * to float in the current mode (cvtps2pd, subpd, mulpd, cvtpd2ps: the
+ * scalar reference's cvtss2sd, subsd, mulsd, cvtsd2ss lane by lane, under
+ * the same MXCSR).  One 256-bit register with AVX, two 128-bit halves
+ * without. */
+#if defined(__AVX__)
+typedef simde__m256d vqd;
+static inline vqd qd_of(vq a) { return simde_mm256_cvtps_pd(a); }
+static inline vq q_of_d(vqd a) { return simde_mm256_cvtpd_ps(a); }
+static inline vqd qd_sub(vqd a, vqd b) { return simde_mm256_sub_pd(a, b); }
+static inline vqd qd_mul(vqd a, vqd b) { return simde_mm256_mul_pd(a, b); }
+#else
+typedef struct vqd {
+    simde__m128d lo, hi;
+} vqd;
+static inline vqd qd_of(vq a) {
+    vqd r = {simde_mm_cvtps_pd(a), simde_mm_cvtps_pd(simde_mm_movehl_ps(a, a))};
+    return r;
+}
+static inline vq q_of_d(vqd a) {
+    return simde_mm_movelh_ps(simde_mm_cvtpd_ps(a.lo), simde_mm_cvtpd_ps(a.hi));
+}
+static inline vqd qd_sub(vqd a, vqd b) {
+    vqd r = {simde_mm_sub_pd(a.lo, b.lo), simde_mm_sub_pd(a.hi, b.hi)};
+    return r;
+}
+static inline vqd qd_mul(vqd a, vqd b) {
+    vqd r = {simde_mm_mul_pd(a.lo, b.lo), simde_mm_mul_pd(a.hi, b.hi)};
+    return r;
+}
+#endif
 
 /* The node layer (n_*) of the one-ray traversal: lanes over a node's
  * children, all eight of an 8-wide node in one 256-bit register where the

@@ -23,8 +23,10 @@
  *                        left out are counted);
  *   internal_block_ray   no lane dropped that the reference hits in
  *                        [tmin, best] (rp_ref_wt_eval, rp_ref_wt_t), no bit
- *                        past the leaf's count; the lanes dropped are
- *                        counted, so a filter that drops nothing shows.
+ *                        past the leaf's count, and each lane kept with
+ *                        rp_ref_wt_t's t bit for bit, in [tmin, best]; the
+ *                        lanes dropped are counted, so a filter that drops
+ *                        nothing shows.
  * The best t of a case is often the reference's own entry or exit of a
  * child, or a triangle's t, or their float neighbours, so the strict and
  * non-strict comparisons are tested at their boundaries.  rp_check links
@@ -517,8 +519,19 @@ static void gen_block(irng *r, bcase *c) {
     }
 }
 
+/* rp_ref_wt_t of lane j (any lane: t does not depend on the inside
+ * decision) */
+static float ref_lane_tt(const bcase *c, int j) {
+    rp_ray1 q = iray1(&c->rays, 0, c->best);
+    rp_wt_ray w = rp_ref_wt_setup(&q);
+    rp_triangle t = block_tri(&c->b, j);
+    rp_wt_eval e = rp_ref_wt_eval(&q, &w, &t, RP_WATERTIGHT);
+    return rp_ref_wt_t(&q, &w, &t, &e);
+}
+
 static int check_block(const rp_kernels *kt, const bcase *c, int pr, unsigned long *dropped) {
-    unsigned h = kt->scene_block_ray(&c->rays, 0, c->bound, &c->b, c->n, c->best);
+    float tl[4];
+    unsigned h = kt->scene_block_ray(&c->rays, 0, c->bound, &c->b, c->n, c->best, tl);
     int bad = (h >> c->n) != 0;
     if (bad && pr)
         printf("    bits past the count %u: 0x%x\n", c->n, h);
@@ -526,6 +539,20 @@ static int check_block(const rp_kernels *kt, const bcase *c, int pr, unsigned lo
         int x = ref_lane(c, (int)j);
         int kept = (h >> j) & 1u;
         *dropped += !kept;
+        if (kept) {
+            float rt = ref_lane_tt(c, (int)j);
+            uint32_t a, b;
+            memcpy(&a, &tl[j], 4);
+            memcpy(&b, &rt, 4);
+            if (a != b || !(tl[j] >= c->rays.tmin[0] && tl[j] <= c->best)) {
+                bad = 1;
+                if (pr) {
+                    printf("    lane %u kept with t %a, the reference's t %a (tmin %a, best %a)\n", j,
+                           (double)tl[j], (double)rt, (double)c->rays.tmin[0], (double)c->best);
+                    print_ray(&c->rays, 0);
+                }
+            }
+        }
         if (x && !kept) {
             bad = 1;
             if (pr) {
