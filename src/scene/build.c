@@ -845,6 +845,8 @@ static rp_status build_deferred(builder *g, const tlist *dl, unsigned threads) {
     par c;
     size_t nd = dl->n ? dl->n : 1;
     unsigned nw = threads < RP_BUILD_THREADS_MAX ? threads : RP_BUILD_THREADS_MAX;
+    if (nw > nd) /* (par_for starts no more workers than tasks: no scratch for more) */
+        nw = (unsigned)nd;
     c.g = g;
     c.dl = dl;
     c.order = malloc(nd * sizeof *c.order);

@@ -358,11 +358,11 @@ RP_INLINE unsigned qray_block_k(const qray *q, const rp_tri4 *b, unsigned n, flo
         xy[2 * k + 1] = q_sub(qy, q_mul(q->wsy, z[k]));
     }
     vq u = q_sub(q_mul(xy[4], xy[3]), q_mul(xy[5], xy[2]));
-    vq vv = q_sub(q_mul(xy[0], xy[5]), q_mul(xy[1], xy[4]));
+    vq v = q_sub(q_mul(xy[0], xy[5]), q_mul(xy[1], xy[4]));
     vq w = q_sub(q_mul(xy[2], xy[1]), q_mul(xy[3], xy[0]));
     vq zero = q_set1(0.0f);
-    vq neg = q_or(q_or(q_lt(u, zero), q_lt(vv, zero)), q_lt(w, zero));
-    vq pos = q_or(q_or(q_gt(u, zero), q_gt(vv, zero)), q_gt(w, zero));
+    vq neg = q_or(q_or(q_lt(u, zero), q_lt(v, zero)), q_lt(w, zero));
+    vq pos = q_or(q_or(q_gt(u, zero), q_gt(v, zero)), q_gt(w, zero));
     unsigned c = ~q_bits(q_and(neg, pos)) & ((1u << (n < 4 ? n : 4)) - 1u);
     if (!c)
         return 0;
