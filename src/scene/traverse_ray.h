@@ -151,14 +151,19 @@ RP_INLINE vn node_plane(const float *p, vn o, vn rd) { return n_mul(n_sub(n_load
 /* The short form of the node test (box_fast's, traverse_simd.h: no NaN,
  * no infinity, no +-FLT_MAX in any slab value, tmin <= best): the
  * children passed (a mask), *tn their entries, *fail the children not
- * passed (the complement: no NaN).  The reference's running max and min,
- * in the order y, x, then z. */
+ * passed (the complement: no NaN).  The entries are the reference's
+ * running max, in the order y, x, then z.  The pass test, max(tn, tmin)
+ * <= min(tf, best), takes its operands in another grouping, max(max(y,
+ * x), max(z, tmin)): with no NaN the same values up to a zero's sign,
+ * which no comparison sees, so the same decision, and one max and one min
+ * fewer on the path from the node's loads to the mask that picks the next
+ * node.  The one-ray walk waits on that path at every node (its node's
+ * rows come from the child the last mask chose): 2-4% faster one-ray rows
+ * on Sapphire Rapids (README). */
 RP_INLINE vn node_short(const vn t0[3], const vn t1[3], vn tmin, vn best, vn *tn, vn *fail) {
     vn n = n_max(t0[1], t0[0]), f = n_min(t1[1], t1[0]);
-    n = n_max(t0[2], n);
-    f = n_min(t1[2], f);
-    *tn = n;
-    vn lhs = n_max(n, tmin), rhs = n_min(f, best);
+    vn lhs = n_max(n, n_max(t0[2], tmin)), rhs = n_min(n_min(t1[2], best), f);
+    *tn = n_max(t0[2], n);
     *fail = n_gt(lhs, rhs);
     return n_le(lhs, rhs);
 }
