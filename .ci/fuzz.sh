@@ -84,4 +84,7 @@ if [ $rc -ne 0 ]; then
   exit 1
 fi
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+if [ -z "$execs" ]; then # -fork (FUZZ_JOBS > 1) prints no final stats: its last progress line
+  execs=$(sed -n 's/^#\([0-9][0-9]*\): cov:.*/\1/p' "$log" | tail -1)
+fi
 echo "fuzz: ok: ${execs:-?} executions in ${SECONDS_TO_FUZZ}s, no mismatch, no sanitizer report ($((SECONDS - t0)) s total)"
