@@ -159,6 +159,12 @@ static inline void m_store01(uint8_t *p, vm m) {
 typedef vf vq;
 static inline vq q_set1(float x) { return vf_set1(x); }
 static inline vq q_load(const float *p) { return vf_loadu(p); }
+static inline vq q_set4(float a, float b, float c, float d) { /* lanes a, b, c, d */
+    vq v = simde_vdupq_n_f32(a);
+    v = simde_vsetq_lane_f32(b, v, 1);
+    v = simde_vsetq_lane_f32(c, v, 2);
+    return simde_vsetq_lane_f32(d, v, 3);
+}
 static inline void q_store(float *p, vq a) { vf_storeu(p, a); }
 static inline vq q_add(vq a, vq b) { return vf_add(a, b); }
 static inline vq q_sub(vq a, vq b) { return vf_sub(a, b); }

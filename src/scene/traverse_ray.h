@@ -119,8 +119,11 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
      * loose where |rd| is not > 0 (0 or NaN: not rd < 0 and not rd > 0)
      * or is FLT_MAX; bounding as rp_ref_wt_bounding; the range
      * (rp_ref_slab_wt_steps): kz's loose bit, kx's and ky's not bounding */
-    _Alignas(16) float rv[4] = {rd[0], rd[1], rd[2], 1.0f};
-    vq ard = q_abs(q_load(rv));
+    /* (from registers: four floats stored and loaded back as one vector
+     * cannot be forwarded from the stores; bench/where.py put 3% of the
+     * one-ray walk's samples on that load, though the timed rows did not
+     * move: the set-up is off the walk's critical path) */
+    vq ard = q_abs(q_set4(rd[0], rd[1], rd[2], 1.0f));
     unsigned pos = q_bits(q_gt(ard, q_set1(0.0f)));
     unsigned big = q_bits(q_eq(ard, q_set1(0x1.fffffep+127f)));
     unsigned fin = q_bits(q_lt(ard, q_set1(0x1.fffffep+127f)));

@@ -104,6 +104,7 @@ static inline int m_any(vm m) { return RP_X(movemask_ps)(m) != 0; }
 typedef simde__m128 vq;
 static inline vq q_set1(float x) { return simde_mm_set1_ps(x); }
 static inline vq q_load(const float *p) { return simde_mm_load_ps(p); } /* 16-byte aligned */
+static inline vq q_set4(float a, float b, float c, float d) { return simde_mm_setr_ps(a, b, c, d); }
 static inline void q_store(float *p, vq a) { simde_mm_storeu_ps(p, a); }
 static inline vq q_add(vq a, vq b) { return simde_mm_add_ps(a, b); }
 static inline vq q_sub(vq a, vq b) { return simde_mm_sub_ps(a, b); }
