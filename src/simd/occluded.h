@@ -50,6 +50,30 @@ RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *act
             occluded[i + k] = 1;
 }
 
+/* One step of occluded_across: triangles j .. j+m-1 (m <= V_W) against ray
+ * r; 1 when one of them occludes it.  Called with m = V_W in the loop and
+ * once for a partial tail (as across_step in closest.h). */
+RP_INLINE int occluded_step(int kind, const vray *r, const float *tris, size_t j, size_t m,
+                            unsigned flags) {
+    vprim pv, nv;
+    veval e;
+    vm lanes = ld_prims(tris + j * 9, 9, m, &pv);
+    vm c;
+    if (kind == K_WT) {
+        wt_permute(r, &pv, &nv);
+        c = wt_cand(r, &nv, &e, 0);
+    } else {
+        c = tri_cand(r, &pv, flags, &e);
+    }
+    c = m_and(c, lanes);
+    if (!m_any(c))
+        return 0;
+    c = tri_late(kind, flags, r, NULL, &nv, c, r->tmax, &e);
+    test_t(kind, r, c, &e);
+    vm h = m_and(m_and(c, vf_ge(e.t, r->tmin)), vf_le(e.t, r->tmax));
+    return m_any(h);
+}
+
 RP_INLINE void occluded_across(int kind, const rp_rays *rays, const float *tris, size_t count,
                                unsigned flags, uint8_t *occluded, size_t i) {
     float rdx = rays->rdx[i];
@@ -57,28 +81,14 @@ RP_INLINE void occluded_across(int kind, const rp_rays *rays, const float *tris,
         return;
     vray r;
     bc_ray(rays, i, kind == K_WT ? NEED_WT : 0, &r);
-    for (size_t j = 0; j < count; j += V_W) {
-        vprim pv, nv;
-        veval e;
-        vm lanes = ld_prims(tris + j * 9, 9, min_w(count - j), &pv);
-        vm c;
-        if (kind == K_WT) {
-            wt_permute(&r, &pv, &nv);
-            c = wt_cand(&r, &nv, &e, 0);
-        } else {
-            c = tri_cand(&r, &pv, flags, &e);
-        }
-        c = m_and(c, lanes);
-        if (!m_any(c))
-            continue;
-        c = tri_late(kind, flags, &r, NULL, &nv, c, r.tmax, &e);
-        test_t(kind, &r, c, &e);
-        vm h = m_and(m_and(c, vf_ge(e.t, r.tmin)), vf_le(e.t, r.tmax));
-        if (m_any(h)) {
+    size_t full = count - count % V_W;
+    for (size_t j = 0; j < full; j += V_W)
+        if (occluded_step(kind, &r, tris, j, V_W, flags)) {
             occluded[i] = 1;
             return;
         }
-    }
+    if (full < count && occluded_step(kind, &r, tris, full, count - full, flags))
+        occluded[i] = 1;
 }
 
 RP_INLINE void occluded(int kind, const rp_rays *rays, const uint8_t *active,
