@@ -25,43 +25,11 @@
 #include "raypack.h"
 #include "scalar/ref.h"  /* the Moller-Trumbore scene rule, for brute_mt */
 #include "scene/scene.h" /* the tree, for the determinism hash */
+#include "isas.h"
 #include "rng.h"
 #include "tap.h"
 
-
-/* The variants this run traces with: every runnable one, or those named in
- * RP_TEST_ISAS (comma-separated, e.g. "scalar,neon").  The aarch64 CI stage
- * runs this file under qemu, where the three x86 variants (emulated through
- * SIMDe) took 79 of its 124 s; there it names scalar and neon, and rp_check
- * still compares every variant with the reference.  A name that is not a
- * variant, or one that cannot run here, stops the test. */
-static unsigned tested_isas(void) {
-    static unsigned mask;
-    if (mask)
-        return mask;
-    const char *env = getenv("RP_TEST_ISAS");
-    if (!env || !*env)
-        return mask = rp_isa_runnable();
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", env);
-    unsigned m = 0;
-    for (char *name = strtok(buf, ","); name; name = strtok(NULL, ",")) {
-        rp_isa isa;
-        if (rp_isa_from_name(name, &isa) != RP_OK || isa == RP_ISA_AUTO ||
-            !(rp_isa_runnable() & (1u << isa))) {
-            fprintf(stderr, "test_scene: RP_TEST_ISAS: '%s' is not a variant that runs here\n",
-                    name);
-            exit(1);
-        }
-        m |= 1u << isa;
-    }
-    if (!m) {
-        fprintf(stderr, "test_scene: RP_TEST_ISAS='%s' names no variant\n", env);
-        exit(1);
-    }
-    tap_diag("RP_TEST_ISAS=%s: only these variants trace the scenes here", env);
-    return mask = m;
-}
+/* The variants this run traces with: tested_isas (isas.h). */
 
 /* One scene and the same triangles as one flat array (scene order). */
 typedef struct world {
@@ -375,7 +343,7 @@ static void run_case_rays(const char *name, size_t ntris, size_t nrays, float sc
             /* the scene query on every runnable variant (each has its own
              * traversal: packets of its width) */
             for (int isa = 0; isa < RP_ISA_COUNT; isa++) {
-                if (!(tested_isas() & (1u << isa)))
+                if (!(tested_isas("test_scene") & (1u << isa)))
                     continue;
                 rp_set_isa((rp_isa)isa);
                 /* each way of tracing: the variant's choice, packets, one
@@ -560,7 +528,7 @@ static void test_deep(void) {
     for (int i = 0; i < R; i++)
         hit += a.h.prim[i] != RP_NO_HIT;
     for (int isa = 0; isa < RP_ISA_COUNT; isa++) {
-        if (!(tested_isas() & (1u << isa)))
+        if (!(tested_isas("test_scene") & (1u << isa)))
             continue;
         rp_set_isa((rp_isa)isa);
         static const unsigned hint[3] = {0, RP_COHERENT, RP_INCOHERENT};

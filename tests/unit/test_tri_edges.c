@@ -14,7 +14,7 @@
  * that was measured and not kept, README: with its margins at zero, or at
  * 2^-9 of their proven size, every variant failed here.)
  *
- * RP_TEST_ISAS (comma-separated) limits the variants, as in test_scene.
+ * RP_TEST_ISAS (comma-separated) limits the variants (isas.h).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,30 +23,13 @@
 
 #include "../fpenv.h"
 #include "batch.h"
+#include "isas.h"
 #include "raypack.h"
 #include "rng.h"
 #include "tap.h"
 
 enum { NRAYS = 64, NTRIS = 40, BATCHES = 60 };
 
-static unsigned tested_isas(void) {
-    const char *env = getenv("RP_TEST_ISAS");
-    if (!env || !*env)
-        return rp_isa_runnable();
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", env);
-    unsigned m = 0;
-    for (char *name = strtok(buf, ","); name; name = strtok(NULL, ",")) {
-        rp_isa isa;
-        if (rp_isa_from_name(name, &isa) != RP_OK || isa == RP_ISA_AUTO ||
-            !(rp_isa_runnable() & (1u << isa))) {
-            printf("Bail out! RP_TEST_ISAS: '%s' is not a variant that runs here\n", name);
-            exit(1);
-        }
-        m |= 1u << isa;
-    }
-    return m;
-}
 
 /* One batch's inputs: triangles at scale L, rays aimed at their edges. */
 typedef struct inputs {
@@ -107,7 +90,7 @@ static void run(rp_isa isa, const inputs *in, unsigned flags, tb *b, out *o) {
 
 int main(void) {
     static const float scales[] = {0x1p-60f, 0x1p-20f, 0x1p-3f, 1.0f, 0x1p10f, 0x1p40f};
-    unsigned isas = tested_isas() & ~(1u << RP_ISA_SCALAR);
+    unsigned isas = tested_isas("test_tri_edges") & ~(1u << RP_ISA_SCALAR);
     unsigned native = rp_isa_native();
     tb b;
     tb_init(&b, NRAYS);
