@@ -220,11 +220,6 @@ RP_INLINE void closest_pair(rp_rays *rays, const uint8_t *active, const float *p
 }
 #endif
 
-/* Active ray i against W primitives per step.  The lanes are tested against
- * the best t at the start of the step; those that pass are resolved in index
- * order with the reference's scalar acceptance, which is exact because the
- * best only decreases (a slab hit clipped by the older, larger best still
- * needs tn <= best, which the scalar check adds). */
 /* closest_across's running best: t, whether the record held a hit, the
  * primitive, and (triangles) the barycentric numerators and det. */
 typedef struct across_best {
@@ -307,6 +302,11 @@ RP_INLINE void across_step(int kind, const vray *r, const float *prims, size_t j
     }
 }
 
+/* Active ray i against W primitives per step.  The lanes are tested against
+ * the best t at the start of the step; those that pass are resolved in index
+ * order with the reference's scalar acceptance, which is exact because the
+ * best only decreases (a slab hit clipped by the older, larger best still
+ * needs tn <= best, which the scalar check adds). */
 RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_t count,
                               uint32_t base, unsigned flags, rp_hits *hits, size_t i) {
     float rdx = rays->rdx[i];

@@ -74,6 +74,8 @@ RP_INLINE int occluded_step(int kind, const vray *r, const float *tris, size_t j
     return m_any(h);
 }
 
+/* Active ray i against W triangles per step (occluded_step): occluded[i]
+ * set at the first step with a hit in [tmin, tmax]. */
 RP_INLINE void occluded_across(int kind, const rp_rays *rays, const float *tris, size_t count,
                                unsigned flags, uint8_t *occluded, size_t i) {
     float rdx = rays->rdx[i];
