@@ -237,9 +237,7 @@ typedef struct across_best {
  * alternated runs of `rp_bench --benchmark_filter='^(aabb|tri)/(avx2|
  * avx512|sse41)/(pick|8x8|packet)$'`, medians, cycles per test: box
  * picking AVX-512 2.62 -> 1.90, AVX2 2.44 -> 2.26, SSE4.1 3.80 -> 3.50;
- * triangle picking 2-4% faster; the packet rows within 3%.  (The full
- * blocks of rays in closest's packet loops likewise: triangles 8 x 8
- * AVX2 3.49 -> 3.38, the others within 2%.) */
+ * triangle picking 2-4% faster; the packet rows within 3%. */
 RP_INLINE void across_step(int kind, const vray *r, const float *prims, size_t j, size_t m,
                            unsigned flags, const int oct, across_best *ab) {
     const int nf = K_FLOATS(kind);
@@ -321,28 +319,29 @@ RP_INLINE void closest_across(int kind, rp_rays *rays, const float *prims, size_
         across_step(kind, &r, prims, j, V_W, flags, oct, &ab);
     if (full < count)
         across_step(kind, &r, prims, full, count - full, flags, oct, &ab);
-    float best = ab.best, buu = ab.buu, bvv = ab.bvv, bdet = ab.bdet;
-    size_t best_j = ab.best_j;
-    if (best_j == SIZE_MAX)
+    if (ab.best_j == SIZE_MAX)
         return;
-    rays->tmax[i] = best;
-    hits->t[i] = best;
+    rays->tmax[i] = ab.best;
+    hits->t[i] = ab.best;
     float u = 0.0f, v = 0.0f;
     if (kind == K_TRI) {
-        u = buu / bdet;
-        v = bvv / bdet;
+        u = ab.buu / ab.bdet;
+        v = ab.bvv / ab.bdet;
     } else if (kind == K_WT) { /* rp_ref_wt_uv, U in bdet */
-        double det = rp_ref_wt_det(bdet, buu, bvv);
-        u = rp_ref_wt_bary(buu, det);
-        v = rp_ref_wt_bary(bvv, det);
+        double det = rp_ref_wt_det(ab.bdet, ab.buu, ab.bvv);
+        u = rp_ref_wt_bary(ab.buu, det);
+        v = rp_ref_wt_bary(ab.bvv, det);
     }
     hits->u[i] = u;
     hits->v[i] = v;
-    hits->prim[i] = base + (uint32_t)best_j;
+    hits->prim[i] = base + (uint32_t)ab.best_j;
 }
 
 /* Rays i .. i+m-1 (m <= V_W) against every primitive: box packets of one
- * octant by packet_oct's planes. */
+ * octant by packet_oct's planes.  closest calls it with m = V_W for the
+ * full blocks and once for the tail, as closest_across does its steps
+ * (across_step: triangles 8 x 8 AVX2 3.49 -> 3.38 cycles per test, the
+ * other packet rows within 2%). */
 RP_INLINE void closest_block(int kind, rp_rays *rays, const uint8_t *active, const float *pf,
                              size_t count, uint32_t base, unsigned flags, rp_hits *hits,
                              size_t i, size_t m) {
