@@ -82,9 +82,38 @@ static inline vm vf_nlt(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_NLT_UQ); }
 static inline vm vf_ngt(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_NGT_UQ); }
 #endif
 
+/* m ? a : b by (v)blendvps, for the float-lane masks.  GCC 12 folds the
+ * blendv intrinsic into a select on m < 0 and, where one mask feeds two or
+ * more selects, computes that condition again: a (v)pcmpgtd against zero
+ * per mask (714 of them in the library's x86 code), an extra operation in
+ * hot loops such as SSE4.1's slab test (5% of slab/sse41/packet).  There
+ * it is the instruction itself (legacy SSE: the mask in xmm0, the operand
+ * blendvps reads); elsewhere the intrinsic. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(SIMDE_X86_SSE4_1_NATIVE)
+#ifdef __AVX__
+#define RP_X86_BLENDV(T, m, a, b)                                                   \
+    do {                                                                           \
+        T r_;                                                                      \
+        __asm__("vblendvps %3, %2, %1, %0" : "=x"(r_) : "x"(b), "xm"(a), "x"(m)); \
+        return r_;                                                                 \
+    } while (0)
+#else
+#define RP_X86_BLENDV(T, m, a, b)                                   \
+    do {                                                           \
+        T r_ = (b);                                                \
+        __asm__("blendvps %2, %1, %0" : "+x"(r_) : "xm"(a), "Yz"(m)); \
+        return r_;                                                 \
+    } while (0)
+#endif
+#endif
+
 #ifndef RP_X_KMASK
 /* Masks as float lanes of all ones or all zeros (SSE, AVX2). */
+#ifdef RP_X86_BLENDV
+static inline vf vf_select(vm m, vf a, vf b) { RP_X86_BLENDV(vf, m, a, b); }
+#else
 static inline vf vf_select(vm m, vf a, vf b) { return RP_X(blendv_ps)(b, a, m); }
+#endif
 static inline vf vf_xorsign(vf a, vf s) {
     return RP_X(xor_ps)(a, RP_X(and_ps)(s, RP_X(set1_ps)(-0.0f)));
 }
@@ -121,7 +150,11 @@ static inline vq q_or(vq a, vq b) { return simde_mm_or_ps(a, b); }
 static inline unsigned q_bits(vq m) { return (unsigned)simde_mm_movemask_ps(m); }
 static inline vq q_div(vq a, vq b) { return simde_mm_div_ps(a, b); }
 static inline vq q_xor(vq a, vq b) { return simde_mm_xor_ps(a, b); }
+#ifdef RP_X86_BLENDV
+static inline vq q_sel(vq m, vq a, vq b) { RP_X86_BLENDV(vq, m, a, b); } /* m ? a : b */
+#else
 static inline vq q_sel(vq m, vq a, vq b) { return simde_mm_blendv_ps(b, a, m); } /* m ? a : b */
+#endif
 /* The q layer's four lanes in double (vqd), for rp_ref_wt_normal's
  * arithmetic: exact widening, IEEE subtract and multiply, one rounding back
  * to float in the current mode (cvtps2pd, subpd, mulpd, cvtpd2ps: the
