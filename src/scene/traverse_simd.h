@@ -200,13 +200,14 @@ RP_INLINE vm mt_in_box(const vray *r, const vbox_ray *b, const float *p, int str
 /* The lanes of a packet whose record a triangle at scene index g with
  * candidates c and t replaces: nearer, or (rare, scalar) the same t and a
  * lower index than the best so far (or an empty record for the first). */
-RP_INLINE vm scene_accept(vm c, vf t, vf tmin, vf best, uint32_t g, const uint32_t *bg,
-                          vm nothas0) {
+RP_INLINE vm scene_accept(vm c, vf t, vf tmin, vf best, uint32_t g, vi bgv, vm nothas0) {
     vm in = m_and(m_and(c, vf_ge(t, tmin)), vf_le(t, best));
     vm acc = m_and(in, vf_lt(t, best));
     vm tie = m_andnot(in, acc);
     if (m_any(tie)) {
         unsigned tb = m_bits(tie), nb = m_bits(nothas0);
+        uint32_t bg[V_W];
+        vi_storeu(bg, bgv);
         uint8_t ok[V_W];
         for (int l = 0; l < V_W; l++)
             ok[l] = ((tb >> l) & 1u) &&
@@ -234,9 +235,9 @@ RP_INLINE float vf_hmin(vf a, vm m) {
 
 /* The mask of lane l alone. */
 RP_INLINE vm lane_mask(int l) {
-    uint8_t one[V_W] = {0};
-    one[l] = 1;
-    return m_from_bytes(one);
+    /* from registers: a mask loaded from bytes just stored waits for
+     * them (a store that cannot be forwarded to a wider load) */
+    return m_andnot(m_lanes((size_t)l + 1u), m_lanes((size_t)l));
 }
 
 /* The packet's lone-lane walks: qs (V_W rays' set-ups, made when a lane
@@ -250,9 +251,9 @@ typedef struct lone_walks {
 } lone_walks;
 
 /* Lane l of the packet (ray i + l) alone from the stacked child e (a node,
- * or a leaf: count > 0) with its best t (lane l of *best) and hit (bg[l];
- * has: the record held a hit before the call), as scene_ray_walk.
- * Closest: a new best goes into *best, bg[l] and lw; any hit: returns 1
+ * or a leaf: count > 0) with its best t (lane l of *best) and hit (lane l
+ * of *bgv; has: the record held a hit before the call), as scene_ray_walk.
+ * Closest: a new best goes into *best, *bgv and lw; any hit: returns 1
  * when occluded.  Out of line: inlined, its walk's registers and stack
  * weighed on the packet loop (AVX2, bunny, one copy of the loop: 480
  * instructions per primary ray against 457 out of line). */
@@ -262,7 +263,7 @@ typedef struct lone_walks {
 #define RP_OUTLINE static
 #endif
 RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qentry e,
-                        unsigned flags, int closest, vf *best, uint32_t *bg, int has,
+                        unsigned flags, int closest, vf *best, vi *bgv, int has,
                         lone_walks *lw, qentry *rstack) {
     qray *q = &lw->qs[l];
     if (!((lw->ready >> l) & 1u)) {
@@ -270,7 +271,9 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
         lw->ready |= 1u << l;
     }
     float bt[V_W];
+    uint32_t bg[V_W];
     vf_storeu(bt, *best);
+    vi_storeu(bg, *bgv);
     q->r.tmax = bt[l];
     qbest bb = {bg[l], SIZE_MAX, has};
     int occ = e.count ? qray_leaf(s, q, e.child, e.count, flags, closest, &bb)
@@ -279,10 +282,12 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
         lw->upd |= (unsigned)occ << l;
         return occ;
     }
-    if (bb.slot != SIZE_MAX) { /* a new best */
-        bt[l] = q->r.tmax;
-        *best = vf_loadu(bt);
-        bg[l] = bb.g;
+    if (bb.slot != SIZE_MAX) { /* a new best (into lane l by selects: a vector
+                                * loaded over a lane just stored would wait
+                                * for the store) */
+        vm ml = lane_mask(l);
+        *best = vf_select(ml, vf_set1(q->r.tmax), *best);
+        *bgv = vi_select(ml, vi_set1(bb.g), *bgv);
         lw->slot_of[l] = bb.slot;
         lw->viaslot |= 1u << l;
         lw->upd |= 1u << l;
@@ -430,9 +435,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
     vf best = vf_select(live, r->tmax, vf_set1(NAN)); /* NaN: a lane out of the game */
     vm nothas0 = closest ? vi_eq(ld_prim_index(hits->prim, i, m), vi_set1(RP_NO_HIT))
                          : m_lanes(0);
-    uint32_t bg[V_W]; /* scene index of each lane's best hit, or RP_NO_HIT */
-    for (int l = 0; l < V_W; l++)
-        bg[l] = RP_NO_HIT;
+    vi bgv = vi_set1(RP_NO_HIT); /* scene index of each lane's best hit, or RP_NO_HIT */
     vm upd = m_lanes(0), todo = live;
     vf bu = vf_set1(0.0f), bv = bu, bw = bu; /* U, V, W of the kept hits */
     lone_walks lw;
@@ -458,7 +461,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         if (lone && !(play & (play - 1u))) { /* one lane: its own walk */
             int l = __builtin_ctz(play);
             if (lone_walk(s, rays, i, l, (qentry){pe.node, 0, pe.entry}, flags, closest, &best,
-                          bg, !((m_bits(nothas0) >> l) & 1u), &lw, rstack))
+                          &bgv, !((m_bits(nothas0) >> l) & 1u), &lw, rstack))
                 todo = m_andnot(todo, lane_mask(l));
             continue;
         }
@@ -514,7 +517,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                 if (lone && !(hb & (hb - 1u))) { /* for one lane: its blocks */
                     int l = __builtin_ctz(hb);
                     if (lone_walk(s, rays, i, l, (qentry){nd->child[k], nd->count[k], 0.0f},
-                                  flags, closest, &best, bg,
+                                  flags, closest, &best, &bgv,
                                   !((m_bits(nothas0) >> l) & 1u), &lw, rstack))
                         todo = m_andnot(todo, lane_mask(l));
                     continue;
@@ -553,7 +556,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                             continue;
                     }
                     uint32_t g = bk->index[p % RP_TRI_BLOCK];
-                    vm acc = closest ? scene_accept(c, e.t, r->tmin, best, g, bg, nothas0)
+                    vm acc = closest ? scene_accept(c, e.t, r->tmin, best, g, bgv, nothas0)
                                      : m_and(m_and(c, vf_ge(e.t, r->tmin)), vf_le(e.t, r->tmax));
                     if (!(flags & RP_WATERTIGHT) && m_any(acc)) /* rp_ref_mt_in_box */
                         acc = m_and(acc, mt_in_box(r, br, sp0, RP_TRI_BLOCK, e.t));
@@ -570,11 +573,9 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                     bu = vf_select(acc, (flags & RP_WATERTIGHT) ? e.wu : e.det, bu);
                     bv = vf_select(acc, e.uu, bv);
                     bw = vf_select(acc, e.vv, bw);
-                    unsigned ab = m_bits(acc);
-                    lw.viaslot &= ~ab;
-                    for (int l = 0; l < V_W; l++)
-                        if ((ab >> l) & 1u)
-                            bg[l] = g;
+                    lw.viaslot &= ~m_bits(acc);
+                    bgv = vi_select(acc, vi_set1(g), bgv); /* (a store per lane: 3% of
+                                                            * AVX-512's primary rays) */
                 }
                 continue;
             }
@@ -611,6 +612,8 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         return RP_OK;
     }
     float tb[V_W], uu[V_W], vv[V_W], ww[V_W];
+    uint32_t bg[V_W];
+    vi_storeu(bg, bgv);
     vf_storeu(tb, best);
     vf_storeu(uu, bu);
     vf_storeu(vv, bv);
