@@ -91,29 +91,28 @@ static inline vm vf_ngt(vf a, vf b) { return RP_X_CMP(a, b, SIMDE_CMP_NGT_UQ); }
  * blendvps reads); elsewhere the intrinsic. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(SIMDE_X86_SSE4_1_NATIVE)
 #ifdef __AVX__
-#define RP_X86_BLENDV(T, m, a, b)                                                   \
-    do {                                                                           \
-        T r_;                                                                      \
-        __asm__("vblendvps %3, %2, %1, %0" : "=x"(r_) : "x"(b), "xm"(a), "x"(m)); \
-        return r_;                                                                 \
-    } while (0)
+#define RP_X86_BLENDV(r, m, a, b) \
+    __asm__("vblendvps %3, %2, %1, %0" : "=x"(r) : "x"(b), "xm"(a), "x"(m))
 #else
-#define RP_X86_BLENDV(T, m, a, b)                                   \
-    do {                                                           \
-        T r_ = (b);                                                \
-        __asm__("blendvps %2, %1, %0" : "+x"(r_) : "xm"(a), "Yz"(m)); \
-        return r_;                                                 \
+#define RP_X86_BLENDV(r, m, a, b)                                     \
+    do {                                                             \
+        (r) = (b);                                                   \
+        __asm__("blendvps %2, %1, %0" : "+x"(r) : "xm"(a), "Yz"(m)); \
     } while (0)
 #endif
 #endif
 
 #ifndef RP_X_KMASK
 /* Masks as float lanes of all ones or all zeros (SSE, AVX2). */
+static inline vf vf_select(vm m, vf a, vf b) {
 #ifdef RP_X86_BLENDV
-static inline vf vf_select(vm m, vf a, vf b) { RP_X86_BLENDV(vf, m, a, b); }
+    vf r;
+    RP_X86_BLENDV(r, m, a, b);
+    return r;
 #else
-static inline vf vf_select(vm m, vf a, vf b) { return RP_X(blendv_ps)(b, a, m); }
+    return RP_X(blendv_ps)(b, a, m);
 #endif
+}
 static inline vf vf_xorsign(vf a, vf s) {
     return RP_X(xor_ps)(a, RP_X(and_ps)(s, RP_X(set1_ps)(-0.0f)));
 }
@@ -150,11 +149,15 @@ static inline vq q_or(vq a, vq b) { return simde_mm_or_ps(a, b); }
 static inline unsigned q_bits(vq m) { return (unsigned)simde_mm_movemask_ps(m); }
 static inline vq q_div(vq a, vq b) { return simde_mm_div_ps(a, b); }
 static inline vq q_xor(vq a, vq b) { return simde_mm_xor_ps(a, b); }
+static inline vq q_sel(vq m, vq a, vq b) { /* m ? a : b */
 #ifdef RP_X86_BLENDV
-static inline vq q_sel(vq m, vq a, vq b) { RP_X86_BLENDV(vq, m, a, b); } /* m ? a : b */
+    vq r;
+    RP_X86_BLENDV(r, m, a, b);
+    return r;
 #else
-static inline vq q_sel(vq m, vq a, vq b) { return simde_mm_blendv_ps(b, a, m); } /* m ? a : b */
+    return simde_mm_blendv_ps(b, a, m);
 #endif
+}
 /* The q layer's four lanes in double (vqd), for rp_ref_wt_normal's
  * arithmetic: exact widening, IEEE subtract and multiply, one rounding back
  * to float in the current mode (cvtps2pd, subpd, mulpd, cvtpd2ps: the
