@@ -7,7 +7,7 @@
  * leaves unused; 1.0 would be perfect issue with no other cost.
  *
  * The model core is chosen from CPUID (issue #13), or forced with the
- * environment variable RP_BENCH_BOUND_MODEL=zen5|goldencove|icelake|fallback
+ * environment variable RP_BENCH_BOUND_MODEL=zen5|zen4|goldencove|icelake|fallback
  * (so that every model can be exercised on any machine); the issue rates of
  * each are in `models` below, per vector width.  rpb_bound_model() names the
  * one in use; it is printed once on stderr and in rpb_bound_print_table().
@@ -30,6 +30,18 @@
  *     same run (rpb_measure_bw) is reported beside the bound (mem_cyc), not
  *     folded into it, since a noisy measurement could make it exceed what
  *     the kernel achieves.
+ * AMD Zen 4 (family 0x19 with AVX-512: Genoa and Genoa-X, Bergamo, Siena,
+ * Raphael, Phoenix, Dragon Range): the same four FP pipes as Zen 5 (two
+ * multiply, two add/min/max/compare, selects and mask logic on any), but
+ * each 256 bits wide.  An AVX-512 operation is one uop that takes a pair of
+ * pipes for its two halves, so at 512 bits each class issues at half the
+ * rate: 1 mul, 1 add, 2 of all per cycle (the "double-pumped" AVX-512 of
+ * AMD's Software Optimization Guide for family 19h and of Alexander Yee's
+ * Zen 4 AVX-512 teardown).  Divider occupancy taken as 3 (xmm), 5 (ymm),
+ * 10 (zmm) cycles per vdivps, Agner Fog's Zen 4 row; gathers as element
+ * loads at 3 per cycle (Zen 4's three load pipes; its gathers are
+ * microcoded and slower, so this keeps the bound a lower bound).  Zen 3
+ * (family 0x19 without AVX-512) is not matched: it gets "fallback".
  * Intel Golden Cove (Sapphire/Emerald Rapids, Alder/Raptor Lake P-cores;
  * Granite Rapids' Redwood Cove is counted as Golden Cove) and Sunny Cove
  * (Ice Lake server): vector ALU ports 0, 1 and 5 (the vector ops of this
@@ -102,11 +114,15 @@ typedef struct model {
     double loads[3];  /* element loads per cycle (gathers) */
 } model;
 
-enum { MODEL_ZEN5, MODEL_GOLDENCOVE, MODEL_ICELAKE, MODEL_FALLBACK, MODEL_COUNT };
+enum { MODEL_ZEN5, MODEL_ZEN4, MODEL_GOLDENCOVE, MODEL_ICELAKE, MODEL_FALLBACK, MODEL_COUNT };
 
 static const model models[MODEL_COUNT] = {
     [MODEL_ZEN5] = {"zen5", "Zen 5: 2 mul + 2 add/min/max/cmp pipes, 512-bit",
                     {2, 2, 2}, {2, 2, 2}, {4, 4, 4}, {5, 5, 5}, {4, 4, 4}},
+    [MODEL_ZEN4] = {"zen4",
+                    "Zen 4: 2 mul + 2 add/min/max/cmp pipes, 256-bit; 512-bit ops take"
+                    " a pair (half rate)",
+                    {2, 2, 1}, {2, 2, 1}, {4, 4, 2}, {3, 5, 10}, {3, 3, 3}},
     [MODEL_GOLDENCOVE] = {"goldencove",
                           "Golden Cove (Sapphire Rapids): p0 p1 p5, 2 mul, 3 add/min/max/cmp"
                           " up to 256-bit; 512-bit on p0 p5 only",
@@ -132,13 +148,26 @@ static int model_from_cpuid(void) {
     vendor[12] = 0;
     if (!__get_cpuid(1, &a, &b, &c, &d))
         return MODEL_FALLBACK;
-    unsigned fam = (a >> 8) & 0xf, mod = (a >> 4) & 0xf;
-    if (fam == 0xf)
+    /* The extended model counts for base families 6 and 15 (AMD's 0x19 and
+     * 0x1A are base 15 plus an extended family), so test the base family
+     * before adding the extension to it. */
+    unsigned base = (a >> 8) & 0xf, fam = base, mod = (a >> 4) & 0xf;
+    if (base == 0xf)
         fam += (a >> 20) & 0xff;
-    if (fam == 0x6 || fam == 0xf)
+    if (base == 0x6 || base == 0xf)
         mod |= ((a >> 16) & 0xf) << 4;
     if (!strcmp(vendor, "AuthenticAMD") && fam == 0x1a)
         return MODEL_ZEN5;
+    if (!strcmp(vendor, "AuthenticAMD") && fam == 0x19) {
+        switch (mod >> 4) {
+        case 0x1: /* Genoa, Genoa-X (0x10-0x1f) */
+        case 0x6: /* Raphael (0x60-0x6f) */
+        case 0x7: /* Phoenix, Dragon Range (0x70-0x7f) */
+        case 0xa: /* Bergamo, Siena (0xa0-0xaf) */
+            return MODEL_ZEN4;
+        default: break; /* Zen 3 and Zen 3+ */
+        }
+    }
     if (!strcmp(vendor, "GenuineIntel") && fam == 6) {
         switch (mod) {
         case 0x8f: /* Sapphire Rapids */
@@ -166,7 +195,7 @@ static const model *model_get(void) {
                 if (!strcmp(e, models[i].key))
                     chosen = i;
             if (chosen < 0)
-                fprintf(stderr, "bound: RP_BENCH_BOUND_MODEL=%s unknown (zen5, goldencove, "
+                fprintf(stderr, "bound: RP_BENCH_BOUND_MODEL=%s unknown (zen5, zen4, goldencove, "
                                 "icelake, fallback): chosen from CPUID\n", e);
             else
                 how = "forced by RP_BENCH_BOUND_MODEL";
