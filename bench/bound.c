@@ -36,10 +36,14 @@
  * each 256 bits wide.  An AVX-512 operation is one uop that takes a pair of
  * pipes for its two halves, so at 512 bits each class issues at half the
  * rate: 1 mul, 1 add, 2 of all per cycle (the "double-pumped" AVX-512 of
- * AMD's Software Optimization Guide for family 19h and of Alexander Yee's
- * Zen 4 AVX-512 teardown).  Divider occupancy taken as 3 (xmm), 5 (ymm),
- * 10 (zmm) cycles per vdivps, Agner Fog's Zen 4 row; gathers as element
- * loads at 3 per cycle (Zen 4's three load pipes; its gathers are
+ * Alexander Yee's Zen 4 AVX-512 teardown).  Measured on an EPYC (family
+ * 0x19 model 0x11) on 2026-11-27 with twelve independent register chains
+ * per loop: vaddps, vmulps, vmaxps, vminps and vcmpltps ymm each 2 per
+ * cycle; max, min and compare mixed with add still 2 (they share the add
+ * pipes), mixed with mul 3.6 (the loop's own uops are the rest); vandps 3.6;
+ * the same operations on zmm at half those rates.  vdivps: one every 3
+ * cycles on xmm and ymm, 6 on zmm (divider occupancy).  Gathers as
+ * element loads at 3 per cycle (Zen 4's three load pipes; its gathers are
  * microcoded and slower, so this keeps the bound a lower bound).  Zen 3
  * (family 0x19 without AVX-512) is not matched: it gets "fallback".
  * Intel Golden Cove (Sapphire/Emerald Rapids, Alder/Raptor Lake P-cores;
@@ -122,7 +126,7 @@ static const model models[MODEL_COUNT] = {
     [MODEL_ZEN4] = {"zen4",
                     "Zen 4: 2 mul + 2 add/min/max/cmp pipes, 256-bit; 512-bit ops take"
                     " a pair (half rate)",
-                    {2, 2, 1}, {2, 2, 1}, {4, 4, 2}, {3, 5, 10}, {3, 3, 3}},
+                    {2, 2, 1}, {2, 2, 1}, {4, 4, 2}, {3, 3, 6}, {3, 3, 3}},
     [MODEL_GOLDENCOVE] = {"goldencove",
                           "Golden Cove (Sapphire Rapids): p0 p1 p5, 2 mul, 3 add/min/max/cmp"
                           " up to 256-bit; 512-bit on p0 p5 only",
