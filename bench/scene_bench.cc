@@ -9,6 +9,8 @@
 //                                    rp_scene_occluded (RP_WATERTIGHT)
 //   scene/<variant>/diffuse/<mesh>   one cosine-weighted bounce from each
 //                                    primary hit, rp_scene_closest
+//   scene/auto/normals/<mesh>        rp_scene_normals on the primary hits,
+//                                    counter Mhits_per_s
 //   scene/embree/<kind>/<mesh>       Embree 3: build at RTC_BUILD_QUALITY_MEDIUM,
 //                                    traces with RTC_SCENE_FLAG_ROBUST and
 //                                    rtcIntersect1 / rtcOccluded1
@@ -920,6 +922,38 @@ void run_trace(benchmark::State &state, const Row &row) {
     state.counters["rays"] = (double)nrays;
 }
 
+// scene/auto/normals/<mesh>: rp_scene_normals on the primary rays' hits (a
+// renderer's next call after rp_scene_closest), batch by batch; the records
+// come from one watertight primary trace before the timing.  Items are
+// hits; counter Mhits_per_s.  (The routine is not dispatched: one row.)
+void run_normals(benchmark::State &state, const std::string &mesh) {
+    std::string err;
+    SceneState *s = get_state(mesh, &err);
+    if (!s)
+        return fail(state, err);
+    if (rp_status st = raypack_trace(*s, PRIMARY, RP_WATERTIGHT))
+        return fail(state, std::string("rp_scene_closest: ") + rp_status_string(st));
+    s->raypack_ran[PRIMARY] = true;
+    size_t nhits = 0;
+    for (auto &bp : s->rays[PRIMARY].b)
+        for (size_t i = 0; i < bp->r.n; i++)
+            nhits += bp->h.prim[i] != RP_NO_HIT;
+    for (auto _ : state) {
+        for (auto &bp : s->rays[PRIMARY].b)
+            if (rp_status st = rp_scene_normals(s->scene, &bp->r, &bp->h, nullptr)) {
+                state.SkipWithError(rp_status_string(st));
+                return;
+            }
+        benchmark::ClobberMemory();
+    }
+    double iters = (double)state.iterations();
+    state.SetItemsProcessed((int64_t)(iters * (double)nhits));
+    state.counters["Mhits_per_s"] =
+        benchmark::Counter(iters * (double)nhits * 1e-6, benchmark::Counter::kIsRate);
+    state.counters["hits"] = (double)nhits;
+    state.SetLabel("rp_scene_normals on the primary hits, 4096-ray batches");
+}
+
 void add(const Row &r) {
     std::string name = "scene/" + r.variant + "/" + kKindName[r.kind] + "/" + r.mesh;
     benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(name.c_str(), [r](benchmark::State &st) {
@@ -1029,4 +1063,8 @@ void rpb_scene_register(unsigned native) {
                 if (k != BUILD && v.first != RP_ISA_SCALAR && v.first != RP_ISA_AUTO)
                     add({RAYPACK, v.first, (Kind)k, m, v.second + "-mt", 0, 0});
         }
+    for (const std::string &m : meshes)
+        benchmark::RegisterBenchmark(("scene/auto/normals/" + m).c_str(), [m](benchmark::State &st) {
+            run_normals(st, m);
+        })->Unit(benchmark::kMillisecond);
 }

@@ -135,12 +135,6 @@ RP_HIDDEN rp_status rp_check_hits(const rp_hits *h, size_t n, rp_span out[4]);
 RP_HIDDEN rp_status rp_check_overlaps(const rp_span *in, size_t nin, const rp_span *out,
                                       size_t nout);
 
-/* The geometric normal of triangle t for ray i of a prepared batch:
- * normalize(cross(e1, e2)), negated when the ray sees the back
- * (src/api/geometry.c; rp_hits_normals_triangle and rp_scene_normals share
- * it, so both give the same bits). */
-RP_HIDDEN rp_vec3 rp_normal_triangle(const rp_rays *rays, size_t i, const rp_triangle *t);
-
 /* CPU features, as a mask of (1u << rp_isa) that run natively. */
 RP_HIDDEN unsigned rp_cpu_native_isas(void);
 

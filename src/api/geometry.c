@@ -1,14 +1,15 @@
 /*
  * geometry.c - the API layer's own geometry, scalar for every variant and
  * off the hot path: the hit normals (rp_hits_normals_aabb / _triangle /
- * _sphere / _plane, and rp_normal_triangle, which rp_scene_normals shares so
- * both give the same bits) and the single-ray conveniences for picking
- * (rp_raycast_aabb, rp_segment_aabb).  The normals check their arguments
+ * _sphere / _plane; the triangle's routine is normal.h's, which
+ * rp_scene_normals shares so both give the same bits) and the single-ray
+ * conveniences for picking (rp_raycast_aabb, rp_segment_aabb).  The normals check their arguments
  * like the kernels (check.h, rp_check_args) and write nothing on error.
  */
 #include <math.h>
 
 #include "check.h"
+#include "normal.h"
 #include "scalar/ref.h"
 
 static rp_ray1 ray_at(const rp_rays *r, size_t i) {
@@ -119,26 +120,10 @@ rp_status rp_hits_normals_aabb(const rp_rays *rays, rp_hits *h,
     return s;
 }
 
-/* The triangle normal of ray i (internal.h): the one routine behind
- * rp_hits_normals_triangle and rp_scene_normals. */
-rp_vec3 rp_normal_triangle(const rp_rays *rays, size_t i, const rp_triangle *t) {
-    rp_ray1 r = ray_at(rays, i);
-    rp_tri_eval e = rp_ref_tri_eval(&r, t, 0);
-    float e1x = t->v1.x - t->v0.x, e1y = t->v1.y - t->v0.y, e1z = t->v1.z - t->v0.z;
-    float e2x = t->v2.x - t->v0.x, e2y = t->v2.y - t->v0.y, e2z = t->v2.z - t->v0.z;
-    float cx = e1y * e2z - e1z * e2y;
-    float cy = e1z * e2x - e1x * e2z;
-    float cz = e1x * e2y - e1y * e2x;
-    float len = sqrtf(cx * cx + cy * cy + cz * cz);
-    float inv = (e.det < 0.0f ? -1.0f : 1.0f) / len;
-    rp_vec3 n = {cx * inv, cy * inv, cz * inv};
-    return n;
-}
-
 static rp_vec3 tri_normal(const rp_rays *rays, const rp_hits *h, size_t i, const void *prims,
                           size_t j) {
     (void)h;
-    return rp_normal_triangle(rays, i, (const rp_triangle *)prims + j);
+    return rp_normal_of(rays, i, (const rp_triangle *)prims + j);
 }
 
 rp_status rp_hits_normals_triangle(const rp_rays *rays, rp_hits *h,

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/normal.h"
 #include "scene.h"
 
 #define RP_SCENE_MAX_TRIS ((size_t)UINT32_MAX - 1) /* RP_NO_HIT stays free */
@@ -281,17 +282,41 @@ rp_status rp_scene_normals(const rp_scene *s, const rp_rays *rays, rp_hits *hits
             (m >= s->nmeshes || p >= s->mesh_first[m + 1] - s->mesh_first[m]))
             return RP_ERR_INVALID;
     }
-    for (size_t i = 0; i < n; i++) {
-        uint32_t p = hits->prim[i];
-        if (p == RP_NO_HIT)
-            continue;
-        uint32_t g = s->mesh_first[mesh ? mesh[i] : 0] + p;
-        rp_triangle t;
-        rp_scene_tri(s, s->slot_of[g], &t);
-        rp_vec3 v = rp_normal_triangle(rays, i, &t);
-        hits->nx[i] = v.x;
-        hits->ny[i] = v.y;
-        hits->nz[i] = v.z;
+    /* In chunks: first every hit's slot (independent loads of slot_of, a
+     * table of 4 bytes per triangle that the trace does not touch) and a
+     * prefetch of its block, then the normals from blocks on their way.
+     * One hit at a time, each hit's loads waited on the previous hit's
+     * (perf, rp_trace's built-in scene at --detail 2 on an AMD EPYC Zen 4:
+     * the normals took about a quarter of the primary rays' time). */
+    enum { CHUNK = 64 };
+    for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+        size_t i1 = n - i0 < CHUNK ? n : i0 + CHUNK;
+        uint32_t at[CHUNK], slot[CHUNK];
+        size_t k = 0;
+        for (size_t i = i0; i < i1; i++) {
+            uint32_t p = hits->prim[i];
+            if (p == RP_NO_HIT)
+                continue;
+            uint32_t g = s->mesh_first[mesh ? mesh[i] : 0] + p;
+            at[k] = (uint32_t)(i - i0);
+            slot[k++] = s->slot_of[g];
+        }
+        for (size_t j = 0; j < k; j++) { /* the lane's nine floats: 132 bytes, 3 lines */
+            const rp_tri4 *blk = &s->blocks[slot[j] / RP_TRI_BLOCK];
+            const char *b = (const char *)&blk->v[0][slot[j] % RP_TRI_BLOCK];
+            __builtin_prefetch(b);
+            __builtin_prefetch(b + 64);
+            __builtin_prefetch(b + 128);
+        }
+        for (size_t j = 0; j < k; j++) {
+            size_t i = i0 + at[j];
+            rp_triangle t;
+            rp_scene_tri(s, slot[j], &t);
+            rp_vec3 v = rp_normal_of(rays, i, &t);
+            hits->nx[i] = v.x;
+            hits->ny[i] = v.y;
+            hits->nz[i] = v.z;
+        }
     }
     return RP_OK;
 }
