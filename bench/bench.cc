@@ -14,6 +14,8 @@
 // public call: one ray against one primitive through each of the six batch
 // kernels in turn; call/<variant>/1x0 the same calls with no primitive (no
 // kernel runs: checks and dispatch alone); counter ns_per_call is per call.
+// prepare/<variant>/4096 is rp_rays_prepare on a 4096-ray batch (counter
+// cyc_per_ray).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -181,6 +183,41 @@ void run_call(benchmark::State &state, rp_isa isa, size_t count) {
     rp_set_isa(RP_ISA_AUTO);
 }
 
+// prepare/<variant>/4096: rp_rays_prepare on a batch of 4096 rays (the
+// call a caller makes once per batch before any query), forced variant;
+// items are rays, counter cyc_per_ray.  Directions uniform in [-1, 1]^3,
+// every 61st ray with an infinite origin component (NaN reciprocals).
+void run_prepare(benchmark::State &state, rp_isa isa) {
+    const size_t n = 4096;
+    rp_rays rays;
+    if (rp_rays_alloc(n, &rays) != RP_OK)
+        return fail(state, "allocation failed");
+    uint32_t x = 12345u;
+    auto rnd = [&x]() { x = x * 1664525u + 1013904223u; return (float)(x >> 8) * 0x1p-23f - 1.0f; };
+    for (size_t i = 0; i < n; i++) {
+        rays.ox[i] = i % 61 == 7 ? INFINITY : rnd();
+        rays.oy[i] = rnd(); rays.oz[i] = rnd();
+        rays.dx[i] = rnd(); rays.dy[i] = rnd(); rays.dz[i] = rnd();
+        rays.tmin[i] = 0.0f; rays.tmax[i] = INFINITY;
+    }
+    rp_status st = rp_set_isa(isa);
+    double t0 = rpb_thread_cpu();
+    for (auto _ : state) {
+        st = (rp_status)(st | rp_rays_prepare(&rays));
+        benchmark::ClobberMemory();
+    }
+    double secs = rpb_thread_cpu() - t0;
+    if (st != RP_OK)
+        state.SkipWithError(rp_status_string(st));
+    double nr = (double)state.iterations() * (double)n;
+    if (nr > 0)
+        state.counters["cyc_per_ray"] = secs * g_hz / nr;
+    state.SetItemsProcessed((int64_t)nr);
+    state.SetLabel(std::string(rp_isa_name(isa)) + ": rp_rays_prepare, 4096 rays per call");
+    rp_rays_free(&rays);
+    rp_set_isa(RP_ISA_AUTO);
+}
+
 void add(const Case &c) {
     std::string name = std::string(rpb_kernel_name(c.kernel)) + "/" + c.variant + "/" +
                        rpb_shape_name(c.shape);
@@ -230,6 +267,14 @@ int main(int argc, char **argv) {
                     run_call(st, isa, count);
                 });
             }
+        }
+
+    // prepare/<variant>/4096: rp_rays_prepare's loop per variant
+    for (int v = 0; v < RP_ISA_COUNT; v++)
+        if ((native & (1u << v)) || v == RP_ISA_SCALAR) {
+            rp_isa isa = (rp_isa)v;
+            std::string name = std::string("prepare/") + rp_isa_name(isa) + "/4096";
+            benchmark::RegisterBenchmark(name.c_str(), [isa](benchmark::State &st) { run_prepare(st, isa); });
         }
 
     for (int k = 0; k < RPB_KERNEL_COUNT; k++)

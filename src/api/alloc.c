@@ -86,9 +86,7 @@ rp_status rp_rays_prepare(rp_rays *r) {
         rp_status s = rp_check_args(a, 11);
         if (s)
             return s;
-        for (size_t i = 0; i < r->n; i++)
-            rp_ref_prepare(r->ox[i], r->oy[i], r->oz[i], r->dx[i], r->dy[i],
-                           r->dz[i], &r->rdx[i], &r->rdy[i], &r->rdz[i]);
+        rp_kernels_active()->rays_prepare(r); /* the variant's loop (the same bits) */
     }
     r->prepared_n_ = r->n;
     r->prepared_ = RP_PREPARED_MAGIC;

@@ -222,11 +222,19 @@ static void closest_plane(rp_rays *rays, const uint8_t *active,
     closest_loop(rays->n, rays, active, planes, count, base, 0, &plane_kind, hits);
 }
 
+/* rp_rays_prepare's loop: the reference, ray by ray */
+static void rays_prepare(rp_rays *r) {
+    for (size_t i = 0; i < r->n; i++)
+        rp_ref_prepare(r->ox[i], r->oy[i], r->oz[i], r->dx[i], r->dy[i], r->dz[i], &r->rdx[i],
+                       &r->rdy[i], &r->rdz[i]);
+}
+
 const rp_kernels rp_kernels_scalar = {
     RP_ISA_SCALAR,     intersect_aabb, closest_aabb,         closest_triangle,
     occluded_triangle, closest_sphere, closest_plane,        rp_scene_closest_ref,
     rp_scene_occluded_ref, NULL, NULL, NULL, NULL, /* the reference has no internal steps of its own:
                                               * rp_check computes them from ref.h */
+    rays_prepare,
 };
 
 /* One ray against one primitive (rays->n == 1, count == 1: the caller
@@ -265,5 +273,5 @@ static void closest_plane_1x1(rp_rays *rays, const uint8_t *active, const rp_pla
 const rp_kernels rp_kernels_scalar_1x1 = {
     RP_ISA_SCALAR,         intersect_aabb_1x1, closest_aabb_1x1,      closest_triangle_1x1,
     occluded_triangle_1x1, closest_sphere_1x1, closest_plane_1x1,     rp_scene_closest_ref,
-    rp_scene_occluded_ref, NULL, NULL, NULL, NULL,
+    rp_scene_occluded_ref, NULL, NULL, NULL, NULL, rays_prepare,
 };

@@ -23,6 +23,7 @@
  *   src/simd/closest.h        the closest-hit loops and entry points, and
  *                             intersect_aabb
  *   src/simd/occluded.h       the any-hit loops and entry point
+ *   src/simd/prepare.h        rp_rays_prepare's loop (1 / d per ray)
  *   src/scene/traverse_simd.h the scene traversals (over block.h, prim.h)
  * and last the dispatch table, RP_SIMD_TABLE.
  *
@@ -70,6 +71,7 @@
 #include "simd/prim.h"
 #include "simd/closest.h"
 #include "simd/occluded.h"
+#include "simd/prepare.h"
 
 /* The scene traversal, over the steps above. */
 #include "scene/traverse_simd.h"
@@ -78,5 +80,5 @@ const rp_kernels RP_SIMD_TABLE = {
     RP_SIMD_ISA,       intersect_aabb, closest_aabb,  closest_triangle,
     occluded_triangle, closest_sphere, closest_plane, scene_closest,
     scene_occluded,    scene_node_ray, scene_block_ray, scene_box_packet,
-    scene_lane_nodes,
+    scene_lane_nodes,  rays_prepare,
 };

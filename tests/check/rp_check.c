@@ -1033,6 +1033,13 @@ static void run_case_mode(const ccase *c, run *r, rp_isa isa, int brute) {
 #define FP(a) ((float *)(void *)data(c, r, a))
     rp_rays rays;
     th_rays_of(&rays, c->n, r->g);
+    rp_status s = rp_set_isa(isa);
+    if (s != RP_OK) {
+        fprintf(stderr, "rp_check: rp_set_isa(%s) failed: %s\n", rp_isa_name(isa), rp_status_string(s));
+        exit(2);
+    }
+    /* under the variant: its rays_prepare loop, whose reciprocals are
+     * outputs compared with the scalar run's (is_out) */
     add_status(r, rp_rays_prepare(&rays));
     for (int k = 0; k < 3; k++) {
         r->rd_after_prepare[k] = xcalloc(c->bytes[A_RDX + k]);
@@ -1048,11 +1055,6 @@ static void run_case_mode(const ccase *c, run *r, rp_isa isa, int brute) {
     const unsigned char *prims = data(c, r, A_PRIMS);
     size_t psz = (size_t)prim_floats(kd->family) * sizeof(float);
 
-    rp_status s = rp_set_isa(isa);
-    if (s != RP_OK) {
-        fprintf(stderr, "rp_check: rp_set_isa(%s) failed: %s\n", rp_isa_name(isa), rp_status_string(s));
-        exit(2);
-    }
     if (kd->scene) {
         run_scene(c, r, &rays, &hits, active, brute);
     } else {
