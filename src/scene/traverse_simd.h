@@ -60,6 +60,12 @@ typedef struct vbox_ray {
      * 1 +- 2^-23); box_fast */
     vm plain;
     int fast; /* box_fast */
+    /* box_uniform: fast, one octant, and every live lane's grown origins
+     * the same bits (a camera's rays: one origin, one sign per axis); then
+     * uon, uof are those origins and a node's plane - origin differences
+     * are made once for its children (node_diffs, box_test_uni) */
+    int uni;
+    float uon[3], uof[3];
 } vbox_ray;
 
 RP_INLINE void box_ray_setup(const vray *r, vm live, float bound, vbox_ray *b) {
@@ -182,6 +188,70 @@ RP_INLINE vm box_test(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, i
                       vf tmax, vf *entry) {
     return box_test_at(r, b, &nd->lo[0][k], &nd->hi[0][k], RP_BVH_WIDTH, r->tmin, tmax, b->fast,
                        entry);
+}
+
+/* Whether the packet's live lanes share their grown origins bit for bit
+ * (value and sign: no NaN in the short form), with one octant and the
+ * short form (b->fast); sets b->uni, b->uon, b->uof. */
+RP_INLINE void box_uniform(vbox_ray *b, vm live) {
+    b->uni = 0;
+    if (!b->fast || b->oct < 0 || !m_any(live))
+        return;
+    int l = __builtin_ctz(m_bits(live));
+    const vf one = vf_set1(1.0f);
+    vm same = live;
+    for (int a = 0; a < 3; a++) {
+        float on[V_W], of[V_W];
+        vf_storeu(on, b->on[a]);
+        vf_storeu(of, b->of[a]);
+        b->uon[a] = on[l];
+        b->uof[a] = of[l];
+        vf von = vf_set1(on[l]), vof = vf_set1(of[l]);
+        same = m_and(same, m_and(vf_eq(b->on[a], von),
+                                 vf_eq(vf_xorsign(one, b->on[a]), vf_xorsign(one, von))));
+        same = m_and(same, m_and(vf_eq(b->of[a], vof),
+                                 vf_eq(vf_xorsign(one, b->of[a]), vf_xorsign(one, vof))));
+    }
+    b->uni = m_bits(same) == m_bits(live);
+}
+
+/* For a packet with b->uni: the node's near and far planes less the
+ * packet's grown origins, per axis for all its children at once (the node
+ * layer's lanes over the children): dn[a][k] = near plane of child k -
+ * uon[a], df[a][k] = far plane - uof[a].  These are the differences the
+ * short form of box_test computes in every lane of every child's test (a
+ * lane's grown origin is uon, uof), the same operation on the same
+ * values, so the same bits; the node pays RP_BVH_WIDTH / RP_N_LANES
+ * subtractions per plane instead of W-lane ones per child. */
+RP_INLINE void node_diffs(const vbox_ray *b, const rp_bvh_node *nd, float dn[3][RP_BVH_WIDTH],
+                          float df[3][RP_BVH_WIDTH]) {
+    for (int a = 0; a < 3; a++) {
+        int neg = (b->oct >> a) & 1;
+        const float *pn = neg ? nd->hi[a] : nd->lo[a], *pf = neg ? nd->lo[a] : nd->hi[a];
+        vn on = n_set1(b->uon[a]), of = n_set1(b->uof[a]);
+        for (int k = 0; k < RP_BVH_WIDTH; k += RP_N_LANES) {
+            n_store(&dn[a][k], n_sub(n_load(pn + k), on));
+            n_store(&df[a][k], n_sub(n_load(pf + k), of));
+        }
+    }
+}
+
+/* box_test of child k for a packet with b->uni, from node_diffs' dn, df:
+ * the short form of box_test_at with each slab value (plane - origin) * rd
+ * made from the difference computed once. */
+RP_INLINE vm box_test_uni(const vray *r, const float dn[3][RP_BVH_WIDTH],
+                          const float df[3][RP_BVH_WIDTH], int k, vf tmax, vf *entry) {
+    const vf rd[3] = {r->rdx, r->rdy, r->rdz};
+    vf t0[3], t1[3];
+    for (int a = 0; a < 3; a++) {
+        t0[a] = vf_mul(vf_bcast(&dn[a][k]), rd[a]);
+        t1[a] = vf_mul(vf_bcast(&df[a][k]), rd[a]);
+    }
+    vf tn = vf_max(t0[1], t0[0]), tf = vf_min(t1[1], t1[0]);
+    tn = vf_max(t0[2], tn);
+    tf = vf_min(t1[2], tf);
+    *entry = tn;
+    return vf_le(vf_max(tn, r->tmin), vf_min(tf, tmax));
 }
 
 /* rp_ref_mt_in_box for the triangle at p (9 floats, stride floats apart)
@@ -414,6 +484,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     vbox_ray br;
     box_ray_setup(&r, live, s->bound, &br);
     br.fast = box_fast(&br, live, r.tmin, r.tmax);
+    box_uniform(&br, live);
     /* two copies of the walk: one that hands lone lanes over, for mixed
      * signs, and one with no call in its loop.  (One copy with lone a
      * runtime value: AVX2, bunny, 457 instructions per primary ray and 1461
@@ -490,14 +561,28 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             vf_storeu(bt, best);
             hit = lane_nodes(&lb, nd, play, bt, lanes, emin);
         } else {
-            int nv = RP_BVH_WIDTH; /* up to the last child: the build fills a node's slots in order */
-            while (nv > 2 && nd->child[nv - 1] == RP_NO_HIT)
-                nv--;
-            for (int k = 0; k < nv; k++) {
-                hs[k] = m_and(box_test(r, br, nd, k, best, &ents[k]), todo);
-                unsigned hb = lone ? m_bits(hs[k]) & play : m_bits(hs[k]);
-                hit |= (unsigned)((hb != 0) & (nd->child[k] != RP_NO_HIT)) << k;
+            /* the node's children (not RP_NO_HIT, a NaN's bits: the node
+             * layer's compare of the indices with themselves, as
+             * qray_nodeN), tested up to the last one (the build fills a
+             * node's slots in order; at least two) */
+            unsigned valid = 0;
+            for (int k = 0; k < RP_BVH_WIDTH; k += RP_N_LANES) {
+                vn ch = n_load((const float *)(const void *)&nd->child[k]);
+                valid |= n_bits(n_eq(ch, ch)) << k;
             }
+            int nv = valid ? 32 - __builtin_clz(valid) : 0;
+            nv = nv < 2 ? 2 : nv;
+            float dn[3][RP_BVH_WIDTH], df[3][RP_BVH_WIDTH];
+            if (br->uni)
+                node_diffs(br, nd, dn, df);
+            for (int k = 0; k < nv; k++) {
+                vm bt = br->uni ? box_test_uni(r, dn, df, k, best, &ents[k])
+                                : box_test(r, br, nd, k, best, &ents[k]);
+                hs[k] = m_and(bt, todo);
+                unsigned hb = lone ? m_bits(hs[k]) & play : m_bits(hs[k]);
+                hit |= (unsigned)(hb != 0) << k;
+            }
+            hit &= valid;
         }
         for (; hit; hit &= hit - 1u) {
             int k = __builtin_ctz(hit);
@@ -812,6 +897,7 @@ static vm check_packet_setup(const rp_rays *rays, size_t i0, size_t w, float bou
     for (int l = 0; l < V_W; l++)
         b[l] = (size_t)l < w ? best[l] : NAN;
     br->fast = box_fast(br, live, r->tmin, vf_loadu(b));
+    box_uniform(br, live);
     return live;
 }
 
@@ -829,7 +915,15 @@ static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float boun
         float b[V_W], e[V_W];
         vm live = check_packet_setup(rays, i0, w, bound, best + (i0 - i), &r, &br, b);
         vf ev;
-        unsigned h = m_bits(m_and(box_test(&r, &br, nd, k, vf_loadu(b), &ev), live));
+        vm bt;
+        if (m_any(live) && br.uni) { /* scene_packet's form for one origin */
+            float dn[3][RP_BVH_WIDTH], df[3][RP_BVH_WIDTH];
+            node_diffs(&br, nd, dn, df);
+            bt = box_test_uni(&r, dn, df, k, vf_loadu(b), &ev);
+        } else {
+            bt = box_test(&r, &br, nd, k, vf_loadu(b), &ev);
+        }
+        unsigned h = m_bits(m_and(bt, live));
         vf_storeu(e, ev);
         for (size_t l = 0; l < w; l++) {
             hit[i0 - i + l] = (uint8_t)((h >> l) & 1u);

@@ -293,6 +293,12 @@ static void gen_node(irng *r, ncase *c, size_t n) {
         dsh[a] = irange(r, 0.2f, 1.0f) * (ibelow(r, 2) ? -1.0f : 1.0f);
     for (size_t i = 0; i < n; i++)
         iray(r, &c->rays, i, s, share ? dsh : NULL);
+    if (share && ibelow(r, 2) == 0) /* one origin too, as a camera's rays (box_uniform) */
+        for (size_t i = 1; i < n; i++) {
+            c->rays.ox[i] = c->rays.ox[0];
+            c->rays.oy[i] = c->rays.oy[0];
+            c->rays.oz[i] = c->rays.oz[0];
+        }
     rp_rays all = c->rays; /* prepared whole, as allocated */
     all.n = 40;
     if (rp_rays_prepare(&all) != RP_OK)

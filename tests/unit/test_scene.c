@@ -119,12 +119,21 @@ static void free_world(world *w) {
     free(w->all);
 }
 
-/* Rays: random, and aimed at a vertex, an edge point or inside a triangle. */
+/* Rays: random, and aimed at a vertex, an edge point or inside a triangle.
+ * Every third batch is a camera's: one origin for all its rays, at a
+ * corner outside [-1, 1]^3 (times scale), so that a packet's rays share
+ * their origin and mostly their octant, as primary rays do: the packets'
+ * box test for one origin (box_uniform in src/scene/traverse_simd.h). */
+static unsigned make_rays_calls;
 static void make_rays(rp_rays *r, const world *w, float scale) {
+    int camera = make_rays_calls++ % 3 == 2;
+    float co[3];
+    for (int a = 0; a < 3; a++)
+        co[a] = (rnd() % 2 ? 3.0f : -3.0f) * scale;
     for (size_t i = 0; i < r->n; i++) {
         float o[3], p[3];
         for (int a = 0; a < 3; a++)
-            o[a] = range(-3, 3) * scale;
+            o[a] = camera ? co[a] : range(-3, 3) * scale;
         unsigned kind = rnd() % 4;
         if (w->n && kind) {
             const float *f = (const float *)(const void *)&w->all[rnd() % w->n];
