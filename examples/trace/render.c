@@ -180,6 +180,7 @@ typedef struct worker {
     /* the tile's pixels in batch order (tile_order): ray i of a batch is
      * pixel (x0 + tx[i], y0 + ty[i]) */
     uint8_t tx[TILE_PIX], ty[TILE_PIX];
+    int otw, oth; /* the tile size tx, ty are for (0: none yet) */
     uint64_t rays[RT_KINDS];
     double secs[RT_KINDS];
     pthread_t tid;
@@ -259,6 +260,10 @@ static void set_n(rp_rays *r, size_t n) { r->n = n; }
  * pixels outside left out.  Pixels are computed from (pixel, sample)
  * alone, so the order changes no byte of the image. */
 static void tile_order(worker *w, int tw, int th) {
+    if (w->otw == tw && w->oth == th) /* every full tile: the same order */
+        return;
+    w->otw = tw;
+    w->oth = th;
     int n = 0;
     for (int z = 0; z < TILE_PIX; z++) {
         int x = 0, y = 0;

@@ -54,6 +54,15 @@ static inline unsigned n_bits(vn m) { return q_bits(m); }
 #error "the node layer's lanes must divide RP_BVH_WIDTH"
 #endif
 
+/* The children among the node layer's lanes of child indices at child that
+ * are not empty (RP_NO_HIT, a NaN's bits, unlike any index, which is a
+ * finite float or a denormal equal to itself under DAZ too): a bit per
+ * lane.  One load and compare. */
+RP_INLINE unsigned n_children(const uint32_t *child) {
+    vn ch = n_load((const float *)(const void *)child);
+    return n_bits(n_eq(ch, ch));
+}
+
 /* One ray's state: the reference's frame and pad, and the broadcasts. */
 typedef struct qray {
     rp_ray1 r; /* r.tmax: the best t so far (closest) */
@@ -245,8 +254,7 @@ RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *
      * their inverted boxes may pass where NaN slab values bound nothing (a
      * grown origin that overflowed to inf gives inf - inf; the fuzz
      * corpus's wt_closest_fpenv_upward).  One load and compare: always. */
-    vn ch = n_load((const float *)(const void *)child);
-    h &= n_bits(n_eq(ch, ch));
+    h &= n_children(child);
     n_store(ent, rn);
     return h;
 }

@@ -254,6 +254,14 @@ RP_INLINE vm box_test_uni(const vray *r, const float dn[3][RP_BVH_WIDTH],
     return vf_le(vf_max(tn, r->tmin), vf_min(tf, tmax));
 }
 
+/* Child k's box test in a packet's node step: box_test_uni from the
+ * node's differences (node_diffs, made when b->uni) or box_test. */
+RP_INLINE vm box_test_child(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, int k,
+                            const float dn[3][RP_BVH_WIDTH], const float df[3][RP_BVH_WIDTH],
+                            vf tmax, vf *entry) {
+    return b->uni ? box_test_uni(r, dn, df, k, tmax, entry) : box_test(r, b, nd, k, tmax, entry);
+}
+
 /* rp_ref_mt_in_box for the triangle at p (9 floats, stride floats apart)
  * and each lane's t: the box test on the triangle's box over [t, t]. */
 RP_INLINE vm mt_in_box(const vray *r, const vbox_ray *b, const float *p, int stride, vf t) {
@@ -561,24 +569,19 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             vf_storeu(bt, best);
             hit = lane_nodes(&lb, nd, play, bt, lanes, emin);
         } else {
-            /* the node's children (not RP_NO_HIT, a NaN's bits: the node
-             * layer's compare of the indices with themselves, as
-             * qray_nodeN), tested up to the last one (the build fills a
-             * node's slots in order; at least two) */
+            /* the node's children that are not empty (n_children), tested
+             * up to the last one (the build fills a node's slots in order;
+             * at least two) */
             unsigned valid = 0;
-            for (int k = 0; k < RP_BVH_WIDTH; k += RP_N_LANES) {
-                vn ch = n_load((const float *)(const void *)&nd->child[k]);
-                valid |= n_bits(n_eq(ch, ch)) << k;
-            }
+            for (int k = 0; k < RP_BVH_WIDTH; k += RP_N_LANES)
+                valid |= n_children(&nd->child[k]) << k;
             int nv = valid ? 32 - __builtin_clz(valid) : 0;
             nv = nv < 2 ? 2 : nv;
             float dn[3][RP_BVH_WIDTH], df[3][RP_BVH_WIDTH];
             if (br->uni)
                 node_diffs(br, nd, dn, df);
             for (int k = 0; k < nv; k++) {
-                vm bt = br->uni ? box_test_uni(r, dn, df, k, best, &ents[k])
-                                : box_test(r, br, nd, k, best, &ents[k]);
-                hs[k] = m_and(bt, todo);
+                hs[k] = m_and(box_test_child(r, br, nd, k, dn, df, best, &ents[k]), todo);
                 unsigned hb = lone ? m_bits(hs[k]) & play : m_bits(hs[k]);
                 hit |= (unsigned)(hb != 0) << k;
             }
@@ -915,15 +918,10 @@ static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float boun
         float b[V_W], e[V_W];
         vm live = check_packet_setup(rays, i0, w, bound, best + (i0 - i), &r, &br, b);
         vf ev;
-        vm bt;
-        if (m_any(live) && br.uni) { /* scene_packet's form for one origin */
-            float dn[3][RP_BVH_WIDTH], df[3][RP_BVH_WIDTH];
+        float dn[3][RP_BVH_WIDTH], df[3][RP_BVH_WIDTH];
+        if (br.uni) /* scene_packet's step for one origin */
             node_diffs(&br, nd, dn, df);
-            bt = box_test_uni(&r, dn, df, k, vf_loadu(b), &ev);
-        } else {
-            bt = box_test(&r, &br, nd, k, vf_loadu(b), &ev);
-        }
-        unsigned h = m_bits(m_and(bt, live));
+        unsigned h = m_bits(m_and(box_test_child(&r, &br, nd, k, dn, df, vf_loadu(b), &ev), live));
         vf_storeu(e, ev);
         for (size_t l = 0; l < w; l++) {
             hit[i0 - i + l] = (uint8_t)((h >> l) & 1u);
