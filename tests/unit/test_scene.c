@@ -589,6 +589,77 @@ static void test_deep(void) {
     free_world(&w);
 }
 
+/* Boxes whose area is not a number: triangles flat in y (every box's y
+ * extent 0) spread along x over nearly the whole float range, so that the
+ * boxes spanning both signs have an x extent that overflows to infinity
+ * and an area of inf * 0.  The collapse's costs are then NaN (build.c: it
+ * must still end with a valid tree); the queries must still equal brute
+ * force in every variant and way of tracing. */
+static void test_nan_area(void) {
+    enum { N = 600, R = 96 };
+    world w;
+    memset(&w, 0, sizeof w);
+    if (rp_scene_create(&w.s))
+        abort();
+    rp_triangle t[N];
+    for (int k = 0; k < N; k++) {
+        float x = (k % 2 ? -1.0f : 1.0f) * 3.0e38f * ((float)(k / 2 + 1) / (float)(N / 2));
+        float d = fabsf(x) * 1e-3f;
+        t[k] = (rp_triangle){{x - d, 0.0f, -1.0f}, {x + d, 0.0f, -1.0f}, {x, 0.0f, 1.0f}};
+    }
+    add_flat(&w, t, N);
+    if (rp_scene_add_soup(w.s, t, N, NULL) || rp_scene_build(w.s))
+        abort();
+    int shape_ok;
+    (void)tree_shape(w.s, &shape_ok);
+    tap_ok(shape_ok && w.s->levels == walk_levels(w.s, 0),
+           "NaN areas: every node's children in its first slots, at least two, leaves of at "
+           "most %d triangles; levels %u walked", RP_LEAF_MAX, w.s->levels);
+    rp_rays rays;
+    if (rp_rays_alloc(R, &rays))
+        abort();
+    for (int i = 0; i < R; i++) { /* down onto triangle (i * 7) % N, or beside it */
+        const rp_triangle *q = &t[(i * 7) % N];
+        rays.ox[i] = i % 3 == 2 ? q->v0.x : q->v2.x;
+        rays.oy[i] = 1.0f;
+        rays.oz[i] = i % 5 == 4 ? 2.0f : 0.0f;
+        rays.dx[i] = 0.0f;
+        rays.dy[i] = -1.0f;
+        rays.dz[i] = 0.0f;
+        rays.tmin[i] = 0.0f;
+        rays.tmax[i] = INFINITY;
+    }
+    rp_rays_prepare(&rays);
+    result a;
+    result_init(&a, &rays);
+    rp_set_isa(RP_ISA_SCALAR);
+    brute(&w, &a, RP_WATERTIGHT);
+    size_t hit = 0;
+    for (int i = 0; i < R; i++)
+        hit += a.h.prim[i] != RP_NO_HIT;
+    for (int isa = 0; isa < RP_ISA_COUNT; isa++) {
+        if (!(tested_isas("test_scene") & (1u << isa)))
+            continue;
+        rp_set_isa((rp_isa)isa);
+        static const unsigned hint[3] = {0, RP_COHERENT, RP_INCOHERENT};
+        for (int hk = 0; hk < 3; hk++) {
+            result b;
+            result_init(&b, &rays);
+            rp_status s1 = rp_scene_closest(w.s, &b.r, NULL, RP_WATERTIGHT | hint[hk], &b.h, b.mesh);
+            rp_status s2 = rp_scene_occluded(w.s, &b.r, NULL, RP_WATERTIGHT | hint[hk], b.occ);
+            size_t bad = compare(&a, &b, 1);
+            tap_ok(s1 == RP_OK && s2 == RP_OK && bad == 0 && hit > R / 2,
+                   "NaN areas, %s, hint %u: scene == brute force (%zu differ, %zu of %d hit)",
+                   rp_isa_name((rp_isa)isa), hint[hk], bad, hit, R);
+            result_free(&b);
+        }
+    }
+    rp_set_isa(RP_ISA_AUTO);
+    result_free(&a);
+    rp_rays_free(&rays);
+    free_world(&w);
+}
+
 static void test_errors(void) {
     rp_scene *s = NULL;
     tap_int(rp_scene_create(NULL), RP_ERR_NULL, "create(NULL)");
@@ -642,6 +713,7 @@ int main(void) {
     test_errors();
     test_threads_build();
     test_deep();
+    test_nan_area();
     run_case("empty scene", 0, 40, 1.0f, 0.1f, 0, &mt_diffs, &mt_lanes);
     run_case("one triangle", 1, 200, 1.0f, 0.8f, 0, &mt_diffs, &mt_lanes);
     run_case("five triangles", 5, 300, 1.0f, 0.5f, 1, &mt_diffs, &mt_lanes);
