@@ -5,9 +5,10 @@
  * of at most RP_LEAF_MAX triangles that become leaves, are those of least
  * SAH cost among every way of cutting the binary tree into wide nodes
  * (Ylitie, Karras and Laine's optimal collapse, "Efficient incoherent ray
- * traversal on GPUs through compressed wide BVHs", HPG 2017).  Nodes of more than SMALL_MAX
- * triangles: binned SAH (16 bins per axis over the triangles' centroids,
- * pbrt-v4's way) over 32-byte box records kept in tree order (the partition
+ * traversal on GPUs through compressed wide BVHs", HPG 2017).  Binary
+ * nodes of more than SMALL_MAX triangles: binned SAH (16 bins per axis over
+ * the triangles' centroids, pbrt-v4's way) over 32-byte box records kept
+ * in tree order (the partition
  * moves the records, without branches, through a scratch array; the sides'
  * boxes come from the bins).  Subtrees of at most SMALL_MAX triangles: exact
  * SAH, a sweep over the triangles sorted by centroid on each axis (sorted
@@ -937,9 +938,9 @@ static rp_status build_binary(builder *b, size_t n, const bx *box, const bx *cb)
 /* ---- the collapse into wide nodes ----
  * A dynamic program over the binary tree (Ylitie, Karras and Laine 2017),
  * in its cost model: a wide node costs NODE_COST times its box's area, a
- * leaf its area times its blocks, every area the SAH's (relative to the
- * parent's: the sum over a tree is its expected cost for a ray that enters
- * the root).  For each binary node x, from the leaves up (a child's number
+ * leaf its area times its blocks (half surface areas: a tree's sum over the
+ * root's area is the SAH's expected cost of a ray that enters the root).
+ * For each binary node x, from the leaves up (a child's number
  * is above its parent's, in the serial and the threaded build alike):
  *   c[x][j] (j = 1 .. W - 1): the least cost of x's subtree as a forest of
  *   at most j roots, each a leaf or a wide node;
