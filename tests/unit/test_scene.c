@@ -511,6 +511,40 @@ static void test_threads_build(void) {
     rng = saved;
 }
 
+/* Rays (not yet prepared) against world w's scene, watertight, in every
+ * tested variant and way of tracing (hint 0, RP_COHERENT, RP_INCOHERENT),
+ * closest and occluded, against brute force over its triangles; more than
+ * half of the rays must hit. */
+static void check_watertight(world *w, rp_rays *rays, const char *name) {
+    rp_rays_prepare(rays);
+    result a;
+    result_init(&a, rays);
+    rp_set_isa(RP_ISA_SCALAR);
+    brute(w, &a, RP_WATERTIGHT);
+    size_t hit = 0;
+    for (size_t i = 0; i < rays->n; i++)
+        hit += a.h.prim[i] != RP_NO_HIT;
+    for (int isa = 0; isa < RP_ISA_COUNT; isa++) {
+        if (!(tested_isas("test_scene") & (1u << isa)))
+            continue;
+        rp_set_isa((rp_isa)isa);
+        static const unsigned hint[3] = {0, RP_COHERENT, RP_INCOHERENT};
+        for (int hk = 0; hk < 3; hk++) {
+            result b;
+            result_init(&b, rays);
+            rp_status s1 = rp_scene_closest(w->s, &b.r, NULL, RP_WATERTIGHT | hint[hk], &b.h, b.mesh);
+            rp_status s2 = rp_scene_occluded(w->s, &b.r, NULL, RP_WATERTIGHT | hint[hk], b.occ);
+            size_t bad = compare(&a, &b, 1);
+            tap_ok(s1 == RP_OK && s2 == RP_OK && bad == 0 && hit > rays->n / 2,
+                   "%s, %s, hint %u: scene == brute force (%zu differ, %zu of %zu hit)", name,
+                   rp_isa_name((rp_isa)isa), hint[hk], bad, hit, rays->n);
+            result_free(&b);
+        }
+    }
+    rp_set_isa(RP_ISA_AUTO);
+    result_free(&a);
+}
+
 /* A deep tree: triangles spaced by powers of 1.03 along x, so that each
  * SAH split cuts off only the farthest few (18 levels of 8-wide nodes for
  * 1200 triangles, against 6 for a random soup of 5000).  Rays along the
@@ -558,33 +592,7 @@ static void test_deep(void) {
         rays.tmin[i] = 0.0f;
         rays.tmax[i] = INFINITY;
     }
-    rp_rays_prepare(&rays);
-    result a;
-    result_init(&a, &rays);
-    rp_set_isa(RP_ISA_SCALAR);
-    brute(&w, &a, RP_WATERTIGHT);
-    size_t hit = 0;
-    for (int i = 0; i < R; i++)
-        hit += a.h.prim[i] != RP_NO_HIT;
-    for (int isa = 0; isa < RP_ISA_COUNT; isa++) {
-        if (!(tested_isas("test_scene") & (1u << isa)))
-            continue;
-        rp_set_isa((rp_isa)isa);
-        static const unsigned hint[3] = {0, RP_COHERENT, RP_INCOHERENT};
-        for (int hk = 0; hk < 3; hk++) {
-            result b;
-            result_init(&b, &rays);
-            rp_status s1 = rp_scene_closest(w.s, &b.r, NULL, RP_WATERTIGHT | hint[hk], &b.h, b.mesh);
-            rp_status s2 = rp_scene_occluded(w.s, &b.r, NULL, RP_WATERTIGHT | hint[hk], b.occ);
-            size_t bad = compare(&a, &b, 1);
-            tap_ok(s1 == RP_OK && s2 == RP_OK && bad == 0 && hit > R / 2,
-                   "deep chain, %s, hint %u: scene == brute force (%zu differ, %zu of %d hit)",
-                   rp_isa_name((rp_isa)isa), hint[hk], bad, hit, R);
-            result_free(&b);
-        }
-    }
-    rp_set_isa(RP_ISA_AUTO);
-    result_free(&a);
+    check_watertight(&w, &rays, "deep chain");
     rp_rays_free(&rays);
     free_world(&w);
 }
@@ -629,33 +637,7 @@ static void test_nan_area(void) {
         rays.tmin[i] = 0.0f;
         rays.tmax[i] = INFINITY;
     }
-    rp_rays_prepare(&rays);
-    result a;
-    result_init(&a, &rays);
-    rp_set_isa(RP_ISA_SCALAR);
-    brute(&w, &a, RP_WATERTIGHT);
-    size_t hit = 0;
-    for (int i = 0; i < R; i++)
-        hit += a.h.prim[i] != RP_NO_HIT;
-    for (int isa = 0; isa < RP_ISA_COUNT; isa++) {
-        if (!(tested_isas("test_scene") & (1u << isa)))
-            continue;
-        rp_set_isa((rp_isa)isa);
-        static const unsigned hint[3] = {0, RP_COHERENT, RP_INCOHERENT};
-        for (int hk = 0; hk < 3; hk++) {
-            result b;
-            result_init(&b, &rays);
-            rp_status s1 = rp_scene_closest(w.s, &b.r, NULL, RP_WATERTIGHT | hint[hk], &b.h, b.mesh);
-            rp_status s2 = rp_scene_occluded(w.s, &b.r, NULL, RP_WATERTIGHT | hint[hk], b.occ);
-            size_t bad = compare(&a, &b, 1);
-            tap_ok(s1 == RP_OK && s2 == RP_OK && bad == 0 && hit > R / 2,
-                   "NaN areas, %s, hint %u: scene == brute force (%zu differ, %zu of %d hit)",
-                   rp_isa_name((rp_isa)isa), hint[hk], bad, hit, R);
-            result_free(&b);
-        }
-    }
-    rp_set_isa(RP_ISA_AUTO);
-    result_free(&a);
+    check_watertight(&w, &rays, "NaN areas");
     rp_rays_free(&rays);
     free_world(&w);
 }
