@@ -37,7 +37,7 @@ static inline float vf_hmin_lanes(vf a) {
  * one-uop logic ops on any of three ports, and bit-exact.  Measured both
  * ways (the rows that run this swap: slab/<variant>/packet, i.e.
  * intersect_aabb; aabb/ rows pick planes by vf_planes and did not move):
- * - AMD Zen 5: two vblendvps 5% faster (README, issue 13).
+ * - AMD Zen 5: two vblendvps 5% faster (docs/PERFORMANCE-LOG.md, issue 13).
  * - Intel Sapphire Rapids (Golden Cove, "Intel(R) Xeon(R) Processor", 2
  *   vCPUs, 2026-11-26): two vblendvps slower.  slab/avx2/packet cycles per
  *   test over slab/autovec/packet's in the same run, medians of 12

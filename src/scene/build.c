@@ -55,7 +55,7 @@
  * block tests, for the collapse.  Measured (bench rows, AMD Zen 4,
  * 2026-11-27, alternated runs, raypack over Embree in each run): 1.5, 2,
  * 2.5 and 3 all beat the greedy collapse this replaced; 2 was best or
- * within the noise of the best on every row (README). */
+ * within the noise of the best on every row (docs/PERFORMANCE-LOG.md). */
 #define NODE_COST 2.0f
 
 /* The build's large arrays (and the scene's: nodes, blocks, slot_of):
@@ -962,7 +962,7 @@ static rp_status build_binary(builder *b, size_t n, const bx *box, const bx *cb)
  * until the node is full, over a tree whose leaves the binary SAH chose),
  * on the bunny: 4059 -> 2709 wide nodes, 52% -> 89% of their slots used,
  * node SAH 8.35 -> 7.95 and leaf SAH 4.34 -> 3.45 (areas over the root's,
- * one per node visit and per block test); the bench rows in the README. */
+ * one per node visit and per block test); the bench rows in docs/PERFORMANCE-LOG.md. */
 #define DP_J (RP_BVH_WIDTH - 1) /* c[x][j] kept for j = 1 .. W - 1 */
 
 typedef struct dpnode {

@@ -171,7 +171,7 @@ RP_INLINE vn node_plane(const float *p, vn o, vn rd) { return n_mul(n_sub(n_load
  * fewer on the path from the node's loads to the mask that picks the next
  * node.  The one-ray walk waits on that path at every node (its node's
  * rows come from the child the last mask chose): one-ray rows 0-4% faster
- * on Sapphire Rapids, 2-4% on the 1.2M-triangle mesh (README). */
+ * on Sapphire Rapids, 2-4% on the 1.2M-triangle mesh (docs/PERFORMANCE-LOG.md). */
 RP_INLINE vn node_short(const vn t0[3], const vn t1[3], vn tmin, vn best, vn *tn, vn *fail) {
     vn n = n_max(t0[1], t0[0]), f = n_min(t1[1], t1[0]);
     vn lhs = n_max(n, n_max(t0[2], tmin)), rhs = n_min(n_min(t1[2], best), f);

@@ -468,9 +468,9 @@ RP_INLINE unsigned lane_nodes(const lane_box *lb, const rp_bvh_node *nd, unsigne
  * (scene_ray_walk, traverse_ray.h) with that lane's best t and hit, its
  * children eight to a register instead of the ray in one lane of each
  * child's test: diffuse packets visit more than a quarter of their nodes
- * with one lane left (README).  The walk keeps its hit as a slot whose u, v
- * the reference recomputes at the end (qray_finish), the packet as U, V, W;
- * the same values either way, the reference's.  rstack, qs: the walk's
+ * with one lane left (docs/PERFORMANCE-LOG.md).  The walk keeps its hit
+ * as a slot whose u, v the reference recomputes at the end (qray_finish),
+ * the packet as U, V, W; the same values either way, the reference's.  rstack, qs: the walk's
  * stack (as scene_ray's) and room for V_W rays' set-ups, made when a lane
  * is first handed over. */
 RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags, rp_hits *hits,
@@ -663,7 +663,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                     bw = vf_select(acc, e.vv, bw);
                     lw.viaslot &= ~m_bits(acc);
                     /* one select (a branch and a store per lane here made
-                     * AVX-512 primary rays 16% slower: README) */
+                     * AVX-512 primary rays 16% slower: docs/PERFORMANCE-LOG.md) */
                     bgv = vi_select(acc, vi_set1(g), bgv);
                 }
                 continue;

@@ -11,8 +11,9 @@
  * variant's bits, in every floating-point environment this host can set
  * (tests/fpenv.h).  rp_check compares the same kernels on random inputs,
  * where such rays are rare.  (Written for a prefilter of the packet step
- * that was measured and not kept, README: with its margins at zero, or at
- * 2^-9 of their proven size, every variant failed here.)
+ * that was measured and not kept, docs/PERFORMANCE-LOG.md: with its
+ * margins at zero, or at 2^-9 of their proven size, every variant failed
+ * here.)
  *
  * RP_TEST_ISAS (comma-separated) limits the variants (isas.h).
  */
