@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""bench/compare.py - tables from rp_bench's JSON output, as the README's.
+
+    bench/compare.py ab OUTDIR              # the alternated runs of bench/ab.sh
+    bench/compare.py scenes FILE.json ...   # the scene rows as a markdown table
+
+ab: OUTDIR holds A1.json, B1.json, A2.json, ... (bench/ab.sh writes them:
+two builds run in turns on one pinned core).  For every row it prints each
+side's per-run values and their median, and B's median over A's.  The
+value of a row is its median repetition's counter: Mrays_per_s for scene
+trace rows, Mtris_per_s for scene builds, cyc_per_test for kernel rows,
+ns_per_call for call rows, else the real time.  A scene row of a raypack
+variant is divided by the Embree row of the same kind and mesh *in the same
+run* (scene/embree/<kind>/<mesh>), so that the machine's drift between
+runs cancels: on a shared VM a row moves by 10-20% from run to run, the
+ratio much less.  So for scene rows B/A > 1 means B is faster; for cycle
+and nanosecond rows B/A < 1 does.
+
+scenes: one markdown table row per mesh and ray kind (primary, shadow,
+diffuse), with a column per raypack variant found (packets, then -ray, then
+-mt), Embree's rtcIntersect1 and 16-wide rows, and the ratios of the AVX2
+and AVX-512 packet rows and of the best watertight raypack column over
+rtcIntersect1 (and the best over Embree's 16-wide packets); several files:
+each cell is the median over the files.  Ratios at or above 1.0 are bold.
+Then the build rows (Mtris/s) and the bytes per triangle, if present.
+"""
+import collections
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+KINDS = ("primary", "shadow", "diffuse")
+
+
+def values(path):
+    """{run_name: value} of one rp_bench JSON file (median aggregates when
+    there are repetitions, else the single run)."""
+    with open(path) as f:
+        d = json.load(f)
+    out, plain = {}, {}
+    for b in d.get("benchmarks", []):
+        name = b.get("run_name", b["name"])
+        v = None
+        for c in ("Mrays_per_s", "Mtris_per_s", "Mhits_per_s", "cyc_per_test", "ns_per_call"):
+            if c in b:
+                v = b[c]
+                break
+        if v is None:
+            v = b.get("real_time")
+        if b.get("aggregate_name") == "median":
+            out[name] = v
+        elif b.get("run_type", "iteration") == "iteration":
+            plain.setdefault(name, v)
+    for k, v in plain.items():
+        out.setdefault(k, v)
+    return out
+
+
+def split_scene(name):
+    """scene/<variant>/<kind>/<mesh> -> (variant, kind, mesh), else None"""
+    p = name.split("/")
+    if len(p) == 4 and p[0] == "scene":
+        return p[1], p[2], p[3]
+    return None
+
+
+def normalized(vals):
+    """raypack scene trace rows over Embree's row of the same kind and mesh"""
+    out = {}
+    for n, v in vals.items():
+        s = split_scene(n)
+        if s and s[1] in KINDS and not s[0].startswith("embree"):
+            e = vals.get(f"scene/embree/{s[1]}/{s[2]}")
+            out[n] = v / e if e else v
+        else:
+            out[n] = v
+    return out
+
+
+def cmd_ab(outdir):
+    runs = collections.defaultdict(lambda: collections.defaultdict(list))
+    files = sorted(glob.glob(os.path.join(outdir, "[AB]*.json")),
+                   key=lambda p: (int(re.sub(r"\D", "", os.path.basename(p)) or 0), p))
+    if not files:
+        sys.exit(f"compare.py: no A*.json or B*.json in {outdir}")
+    for f in files:
+        side = os.path.basename(f)[0]
+        for n, v in normalized(values(f)).items():
+            runs[n][side].append(v)
+    w = max(len(n) for n in runs)
+    print(f"{'row':<{w}}  A (per run; median)  B (per run; median)  B/A")
+    print("(scene trace rows: raypack over Embree's row of the same run; "
+          "other rows: their counter)")
+    for n in sorted(runs):
+        cols = []
+        for side in "AB":
+            xs = runs[n].get(side, [])
+            cols.append(" ".join(f"{x:.3g}" for x in xs) +
+                        (f" ({statistics.median(xs):.3g})" if xs else " -"))
+        a, b = runs[n].get("A"), runs[n].get("B")
+        r = f"{statistics.median(b) / statistics.median(a):.3f}" if a and b else "-"
+        print(f"{n:<{w}}  {cols[0]}  {cols[1]}  {r}")
+
+
+def fmt(x):
+    return "–" if x is None else f"{x:.3g}"
+
+
+def ratio(x, e):
+    if x is None or not e:
+        return "–"
+    r = x / e
+    s = f"{r:.2f}x"
+    return f"**{s}**" if r >= 1.0 else s
+
+
+def cmd_scenes(paths):
+    per = [values(p) for p in paths]
+    cell = {}
+    names = set().union(*[set(v) for v in per])
+    for n in names:
+        xs = [v[n] for v in per if n in v]
+        cell[n] = statistics.median(xs)
+    variants, meshes = [], []
+    for n in sorted(names):
+        s = split_scene(n)
+        if not s or s[1] not in KINDS:
+            continue
+        if s[0] not in variants and not s[0].startswith("embree"):
+            variants.append(s[0])
+        if s[2] not in meshes:
+            meshes.append(s[2])
+
+    def order(v):
+        base, _, suffix = v.partition("-")
+        rank = {"": 0, "ray": 1, "packet": 2, "mt": 3}.get(suffix, 4)
+        isa = {"scalar": 0, "auto": 5, "sse41": 1, "neon": 1, "avx2": 2, "avx512": 3}.get(base, 4)
+        return (rank, isa, v)
+
+    variants.sort(key=order)
+    variants = [v for v in variants if v not in ("scalar", "auto") and not v.endswith("-packet")]
+    meshes.sort(key=lambda m: (len(m), m))
+    wt = [v for v in variants if not v.endswith("-mt")]
+    head = variants + ["Embree `rtcIntersect1`", "Embree 16-wide", "avx2 vs 1", "avx512 vs 1",
+                       "best vs 1", "best vs 16"]
+    print("| mesh, kind | " + " | ".join(head) + " |")
+    print("|---|" + "---:|" * len(head))
+    for m in meshes:
+        for k in KINDS:
+            row = [cell.get(f"scene/{v}/{k}/{m}") for v in variants]
+            if all(x is None for x in row):
+                continue
+            e1 = cell.get(f"scene/embree/{k}/{m}")
+            e16 = cell.get(f"scene/embree-p16/{k}/{m}")
+            best = max((cell[f"scene/{v}/{k}/{m}"] for v in wt
+                        if f"scene/{v}/{k}/{m}" in cell), default=None)
+            label = ("bunny" if m == "bunny" else m.replace("bunny_", "")) + " " + k
+            print(f"| {label} | " + " | ".join(fmt(x) for x in row) +
+                  f" | {fmt(e1)} | {fmt(e16)} | "
+                  f"{ratio(cell.get(f'scene/avx2/{k}/{m}'), e1)} | "
+                  f"{ratio(cell.get(f'scene/avx512/{k}/{m}'), e1)} | "
+                  f"{ratio(best, e1)} | {ratio(best, e16)} |")
+    builds = sorted(n for n in names if split_scene(n) and split_scene(n)[1] == "build")
+    if builds:
+        print()
+        print("| build | Mtris/s |")
+        print("|---|---:|")
+        for n in builds:
+            print(f"| {n} | {fmt(cell[n])} |")
+    if len(paths) > 1:
+        print(f"\n(each cell: the median over {len(paths)} files)")
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "ab":
+        cmd_ab(sys.argv[2])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "scenes":
+        cmd_scenes(sys.argv[2:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
