@@ -185,6 +185,24 @@ static inline void m_store01_mask(uint8_t *p, vm sel, vm val) {
 }
 #endif
 
+/* Arithmetic takes a float broadcast from memory as an operand ({1to16}):
+ * the box loops subtract a broadcast plane as plane + (-o), the broadcast
+ * folded into the addition (plane_minus in src/simd/prim.h).  vf_add_bcast:
+ * a + the float at p in every lane.  Native GCC: the instruction itself,
+ * so that the compiler cannot share the broadcast with another use of the
+ * same float (it kept a box's planes in registers for the validity test of
+ * the steps that hit, broadcast apart: an operation more per plane). */
+#define RP_V_BCAST_OP
+static inline vf vf_add_bcast(vf a, const float *p) {
+#if defined(__GNUC__) && defined(SIMDE_X86_AVX512F_NATIVE)
+    vf r;
+    __asm__("vaddps %1%{1to16%}, %2, %0" : "=v"(r) : "m"(*p), "v"(a));
+    return r;
+#else
+    return vf_add(a, vf_set1(*p));
+#endif
+}
+
 /* Two primitives per step for packets of at most 8 rays (issue 13: 8 rays
  * x 8 triangles filled half of the 16 lanes): the rays in both 256-bit
  * halves, primitive j in the low half and j + 1 in the high one

@@ -65,6 +65,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
     vm upd = m_lanes(0);
     vf zero = vf_set1(0.0f);
     vf buu = zero, bvv = zero, bdet = vf_set1(1.0f);
+    const vf no[3] = {vf_neg(r.ox), vf_neg(r.oy), vf_neg(r.oz)};
     /* the last triangle, padded: vf_pick reads one float past a triangle */
     float last[12] = {0};
     if (kind == K_WT)
@@ -77,7 +78,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
         vm c;
         if (kind == K_BOX) {
             vf tn = r.tmin, tf = best;
-            c = near ? slab_bc_oct(&r, p, near, far, &tn, &tf) : slab_bc(&r, p, &tn, &tf);
+            c = near ? slab_bc_oct(&r, no, p, near, far, &tn, &tf) : slab_bc(&r, no, p, &tn, &tf);
             e.t = tn;
         } else if (kind == K_WT) {
             wt_pick(&r, j + 1 < count ? p : last, pv.f);
