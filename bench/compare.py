@@ -21,7 +21,9 @@ diffuse), with a column per raypack variant found (packets, then -ray, then
 -mt), Embree's rtcIntersect1 and 16-wide rows, and the ratios of the AVX2
 and AVX-512 packet rows and of the best watertight raypack column over
 rtcIntersect1 (and the best over Embree's 16-wide packets); several files:
-each cell is the median over the files.  Ratios at or above 1.0 are bold.
+each Mrays/s cell is the median over the files, each ratio the median of
+the files' own ratios (each taken within one run).  Ratios at or above 1.0
+are bold.
 Then the build rows (Mtris/s) and the bytes per triangle, if present.
 """
 import collections
@@ -109,10 +111,12 @@ def fmt(x):
     return "–" if x is None else f"{x:.3g}"
 
 
-def ratio(x, e):
-    if x is None or not e:
+def ratio(rs):
+    """the median of per-file ratios (None where a file lacks a row)"""
+    rs = [r for r in rs if r is not None]
+    if not rs:
         return "–"
-    r = x / e
+    r = statistics.median(rs)
     s = f"{r:.2f}x"
     return f"**{s}**" if r >= 1.0 else s
 
@@ -155,14 +159,25 @@ def cmd_scenes(paths):
                 continue
             e1 = cell.get(f"scene/embree/{k}/{m}")
             e16 = cell.get(f"scene/embree-p16/{k}/{m}")
-            best = max((cell[f"scene/{v}/{k}/{m}"] for v in wt
-                        if f"scene/{v}/{k}/{m}" in cell), default=None)
+
+            def per_file(num, den):
+                out = []
+                for v in per:
+                    x = num(v)
+                    d = v.get(f"scene/{den}/{k}/{m}")
+                    out.append(x / d if x is not None and d else None)
+                return out
+
+            def best(v):
+                xs = [v[f"scene/{w}/{k}/{m}"] for w in wt if f"scene/{w}/{k}/{m}" in v]
+                return max(xs) if xs else None
+
             label = ("bunny" if m == "bunny" else m.replace("bunny_", "")) + " " + k
             print(f"| {label} | " + " | ".join(fmt(x) for x in row) +
                   f" | {fmt(e1)} | {fmt(e16)} | "
-                  f"{ratio(cell.get(f'scene/avx2/{k}/{m}'), e1)} | "
-                  f"{ratio(cell.get(f'scene/avx512/{k}/{m}'), e1)} | "
-                  f"{ratio(best, e1)} | {ratio(best, e16)} |")
+                  f"{ratio(per_file(lambda v: v.get(f'scene/avx2/{k}/{m}'), 'embree'))} | "
+                  f"{ratio(per_file(lambda v: v.get(f'scene/avx512/{k}/{m}'), 'embree'))} | "
+                  f"{ratio(per_file(best, 'embree'))} | {ratio(per_file(best, 'embree-p16'))} |")
     builds = sorted(n for n in names if split_scene(n) and split_scene(n)[1] == "build")
     if builds:
         print()
@@ -171,7 +186,8 @@ def cmd_scenes(paths):
         for n in builds:
             print(f"| {n} | {fmt(cell[n])} |")
     if len(paths) > 1:
-        print(f"\n(each cell: the median over {len(paths)} files)")
+        print(f"\n(Mrays/s: the median over {len(paths)} files; ratios: the median of "
+              "each file's ratio)")
 
 
 def main():
