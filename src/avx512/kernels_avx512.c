@@ -193,15 +193,21 @@ static inline void m_store01_mask(uint8_t *p, vm sel, vm val) {
  * same float (it kept a box's planes in registers for the validity test of
  * the steps that hit, broadcast apart: an operation more per plane). */
 #define RP_V_BCAST_OP
-static inline vf vf_add_bcast(vf a, const float *p) {
 #if defined(__GNUC__) && defined(SIMDE_X86_AVX512F_NATIVE)
-    vf r;
-    __asm__("vaddps %1%{1to16%}, %2, %0" : "=v"(r) : "m"(*p), "v"(a));
-    return r;
+#define RP_X_BCAST_OP(name, insn, op)                                            \
+    static inline vf name(vf a, const float *p) {                               \
+        vf r;                                                                    \
+        __asm__(insn " %1%{1to16%}, %2, %0" : "=v"(r) : "m"(*p), "v"(a));         \
+        return r;                                                                \
+    }
 #else
-    return vf_add(a, vf_set1(*p));
+#define RP_X_BCAST_OP(name, insn, op)                                            \
+    static inline vf name(vf a, const float *p) { return RP_X(op##_ps)(a, RP_X(set1_ps)(*p)); }
 #endif
-}
+RP_X_BCAST_OP(vf_add_bcast, "vaddps", add) /* a + *p */
+RP_X_BCAST_OP(vf_sub_bcast, "vsubps", sub) /* a - *p */
+RP_X_BCAST_OP(vf_mul_bcast, "vmulps", mul) /* a * *p */
+#undef RP_X_BCAST_OP
 
 /* Two primitives per step for packets of at most 8 rays (issue 13: 8 rays
  * x 8 triangles filled half of the 16 lanes): the rays in both 256-bit

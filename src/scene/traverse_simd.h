@@ -621,7 +621,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                     if (!(flags & RP_WATERTIGHT)) { /* Moller-Trumbore */
                         for (int q = 0; q < 9; q++)
                             pv.f[q] = vf_bcast(&sp0[RP_TRI_BLOCK * q]);
-                        c = m_and(tri_cand(r, &pv, flags, &e), todo);
+                        c = m_and(tri_cand(r, &pv, flags, &e, NULL), todo);
                         if (!m_any(c))
                             continue;
                         c = tri_late(K_TRI, flags, r, NULL, &pv, c, best, &e);

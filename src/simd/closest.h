@@ -85,7 +85,7 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
             c = m_and(wt_cand(&r, &pv, &e, 0), live); /* a NaN lane is undecided there */
         } else {
             bc_prim(p, nf, &pv);
-            c = test_cand(kind, &r, &pv, best, flags, 0, &e);
+            c = test_cand(kind, &r, &pv, best, flags, 0, &e, p);
         }
         vm acc;
         if (kind == K_BOX) {
@@ -186,7 +186,7 @@ RP_INLINE void closest_pair(rp_rays *rays, const uint8_t *active, const float *p
         vprim pv;
         veval e;
         bc_prim2(p, j + 1 < count ? p + nf : p, nf, pv.f);
-        vm c = test_cand(K_TRI, &r, &pv, best, flags, 0, &e);
+        vm c = test_cand(K_TRI, &r, &pv, best, flags, 0, &e, NULL);
         if (!m_any(c))
             continue;
         c = tri_late(K_TRI, flags, &r, NULL, &pv, c, best, &e);
@@ -265,7 +265,7 @@ RP_INLINE void across_step(int kind, const vray *r, const float *prims, size_t j
         nv.f[5] = negz ? pv.f[2] : pv.f[5];
         tp = &nv;
     }
-    vm c = m_and(test_cand(kind, r, tp, vbest, flags, 1, &e), lanes);
+    vm c = m_and(test_cand(kind, r, tp, vbest, flags, 1, &e, NULL), lanes);
     if (!m_any(c))
         return;
     if (kind == K_BOX) /* the boxes' validity, on the steps that hit */

@@ -32,7 +32,7 @@ RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *act
             c = wt_cand(&r, &pv, &e, 0);
         } else {
             bc_prim(tris + j * 9, 9, &pv);
-            c = tri_cand(&r, &pv, flags, &e);
+            c = tri_cand(&r, &pv, flags, &e, tris + j * 9);
         }
         c = m_and(c, todo);
         if (!m_any(c))
@@ -63,7 +63,7 @@ RP_INLINE int occluded_step(int kind, const vray *r, const float *tris, size_t j
         wt_permute(r, &pv, &nv);
         c = wt_cand(r, &nv, &e, 0);
     } else {
-        c = tri_cand(r, &pv, flags, &e);
+        c = tri_cand(r, &pv, flags, &e, NULL);
     }
     c = m_and(c, lanes);
     if (!m_any(c))

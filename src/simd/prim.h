@@ -181,8 +181,29 @@ RP_INLINE vm slab(const vray *r, const vprim *b, int sorted, vf *tn, vf *tf) {
 
 /* rp_ref_tri_eval without the ray's validity (and, without culling, the
  * det != 0 of tri_late).  With RP_I_EDGES in flags, p holds v0, e1, e2. */
-RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
+/* a - field k of a primitive: f[k], its lanes; or, where every lane holds
+ * the one primitive at bsrc (not NULL) and the layer takes a broadcast as
+ * an operand (RP_V_BCAST_OP, see plane_minus), a - bsrc[k] with the
+ * broadcast folded into the subtraction: the same operation on the same
+ * values, without a broadcast of its own where that field has no other
+ * use (a 512-bit broadcast from memory costs a vector operation on Zen 4). */
+RP_INLINE vf minus_field(vf a, const vf *f, const float *bsrc, int k) {
+#ifdef RP_V_BCAST_OP
+    if (bsrc)
+        return vf_sub_bcast(a, bsrc + k);
+#else
+    (void)bsrc;
+#endif
+    return vf_sub(a, f[k]);
+}
+
+/* bsrc: the triangle's floats when every lane holds it (minus_field), or
+ * NULL. */
+RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e,
+                      const float *bsrc) {
     const vf *f = p->f;
+    /* without prepared edges v0 is broadcast for them anyway */
+    const float *s0 = (flags & RP_I_EDGES) ? bsrc : NULL;
     vf e1x, e1y, e1z, e2x, e2y, e2z;
     if (flags & RP_I_EDGES) {
         e1x = f[3], e1y = f[4], e1z = f[5];
@@ -202,9 +223,9 @@ RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e) {
     a = vf_mul(r->dx, e2y); b = vf_mul(r->dy, e2x); vf pz = vf_sub(a, b);
     a = vf_mul(e1x, px); b = vf_mul(e1y, py); vf det = vf_add(a, b);
     a = vf_mul(e1z, pz); det = vf_add(det, a);
-    vf sx = vf_sub(r->ox, f[0]);
-    vf sy = vf_sub(r->oy, f[1]);
-    vf sz = vf_sub(r->oz, f[2]);
+    vf sx = minus_field(r->ox, f, s0, 0);
+    vf sy = minus_field(r->oy, f, s0, 1);
+    vf sz = minus_field(r->oz, f, s0, 2);
     a = vf_mul(sx, px); b = vf_mul(sy, py); vf uu = vf_add(a, b);
     a = vf_mul(sz, pz); uu = vf_add(uu, a);
     a = vf_mul(sy, e1z); b = vf_mul(sz, e1y); vf qx = vf_sub(a, b);
@@ -249,11 +270,11 @@ RP_INLINE vf tri_t(const veval *e) {
 }
 
 /* rp_ref_sphere up to the candidate decision. */
-RP_INLINE vm sphere_cand(const vray *r, const vprim *p, veval *e) {
+RP_INLINE vm sphere_cand(const vray *r, const vprim *p, veval *e, const float *bsrc) {
     const vf *f = p->f;
-    vf ocx = vf_sub(r->ox, f[0]);
-    vf ocy = vf_sub(r->oy, f[1]);
-    vf ocz = vf_sub(r->oz, f[2]);
+    vf ocx = minus_field(r->ox, f, bsrc, 0);
+    vf ocy = minus_field(r->oy, f, bsrc, 1);
+    vf ocz = minus_field(r->oz, f, bsrc, 2);
     vf x, y;
     x = vf_mul(r->dx, r->dx); y = vf_mul(r->dy, r->dy); vf a = vf_add(x, y);
     x = vf_mul(r->dz, r->dz); a = vf_add(a, x);
@@ -443,9 +464,10 @@ RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
 /* The division-free part of a test of any kind: the candidate lanes
  * (before the ray's validity, the box's validity and the lane masks).
  * best is the running best t: the slab clips against it as the reference
- * does.  sorted: see slab. */
+ * does.  sorted: see slab.  bsrc: the primitive's floats when every lane
+ * holds it (bc_prim), else NULL (minus_field). */
 RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigned flags,
-                       int sorted, veval *e) {
+                       int sorted, veval *e, const float *bsrc) {
     if (kind == K_BOX) {
         vf tn = r->tmin;
         vf tf = best;
@@ -454,11 +476,11 @@ RP_INLINE vm test_cand(int kind, const vray *r, const vprim *p, vf best, unsigne
         return h;
     }
     if (kind == K_TRI)
-        return tri_cand(r, p, flags, e);
+        return tri_cand(r, p, flags, e, bsrc);
     if (kind == K_WT)
         return wt_cand(r, p, e, 0);
     if (kind == K_SPH)
-        return sphere_cand(r, p, e);
+        return sphere_cand(r, p, e, bsrc);
     return plane_cand(r, p, e);
 }
 
