@@ -66,6 +66,14 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
     vf zero = vf_set1(0.0f);
     vf buu = zero, bvv = zero, bdet = vf_set1(1.0f);
     const vf no[3] = {vf_neg(r.ox), vf_neg(r.oy), vf_neg(r.oz)};
+#ifdef RP_V_BCAST_OP
+    vf nwo[3] = {zero, zero, zero}; /* wt_cand_bc: the lanes' -wox, -woy, -woz */
+    if (kind == K_WT) {
+        nwo[0] = vf_neg(r.wox);
+        nwo[1] = vf_neg(r.woy);
+        nwo[2] = vf_neg(r.woz);
+    }
+#endif
     /* the last triangle, padded: vf_pick reads one float past a triangle */
     float last[12] = {0};
     if (kind == K_WT)
@@ -81,8 +89,15 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
             c = near ? slab_bc_oct(&r, no, p, near, far, &tn, &tf) : slab_bc(&r, no, p, &tn, &tf);
             e.t = tn;
         } else if (kind == K_WT) {
-            wt_pick(&r, j + 1 < count ? p : last, pv.f);
-            c = m_and(wt_cand(&r, &pv, &e, 0), live); /* a NaN lane is undecided there */
+#ifdef RP_V_BCAST_OP
+            if (r.wkx >= 0)
+                c = m_and(wt_cand_bc(&r, p, nwo, &e), live);
+            else
+#endif
+            {
+                wt_pick(&r, j + 1 < count ? p : last, pv.f);
+                c = m_and(wt_cand(&r, &pv, &e, 0), live); /* a NaN lane is undecided there */
+            }
         } else {
             bc_prim(p, nf, &pv);
             c = test_cand(kind, &r, &pv, best, flags, 0, &e, p);

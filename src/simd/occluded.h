@@ -23,13 +23,28 @@ RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *act
     float last[12] = {0}; /* as in closest_packet */
     if (kind == K_WT)
         memcpy(last, tris + (count - 1) * 9, 9 * sizeof(float));
+#ifdef RP_V_BCAST_OP
+    vf nwo[3] = {r.ox, r.ox, r.ox}; /* wt_cand_bc: the lanes' -wox, -woy, -woz */
+    if (kind == K_WT) {
+        nwo[0] = vf_neg(r.wox);
+        nwo[1] = vf_neg(r.woy);
+        nwo[2] = vf_neg(r.woz);
+    }
+#endif
     for (size_t j = 0; j < count && m_any(todo); j++) {
         vprim pv;
         veval e;
         vm c;
         if (kind == K_WT) {
-            wt_pick(&r, j + 1 < count ? tris + j * 9 : last, pv.f);
-            c = wt_cand(&r, &pv, &e, 0);
+#ifdef RP_V_BCAST_OP
+            if (r.wkx >= 0)
+                c = wt_cand_bc(&r, tris + j * 9, nwo, &e);
+            else
+#endif
+            {
+                wt_pick(&r, j + 1 < count ? tris + j * 9 : last, pv.f);
+                c = wt_cand(&r, &pv, &e, 0);
+            }
         } else {
             bc_prim(tris + j * 9, 9, &pv);
             c = tri_cand(&r, &pv, flags, &e, tris + j * 9);

@@ -409,13 +409,39 @@ RP_INLINE vm wt_inside(const veval *e) {
  * can turn such a lane into a candidate only if a zero or a NaN makes it
  * look undecided here; tri_late then decides exactly, on those rare steps.
  * With exact: as the reference, returning the lanes inside. */
+/* q: each vertex's components in the frame less the origin's, v[kx] -
+ * o[kx], v[ky] - o[ky], v[kz] - o[kz] (rp_ref_wt_vertex's subtractions). */
+RP_INLINE vm wt_cand_q(const vray *r, const vf q[9], veval *e, int exact);
 RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
     const vf *f = p->f;
+    vf q[9];
+    for (int k = 0; k < 3; k++) {
+        q[3 * k + 0] = vf_sub(f[3 * k + 0], r->wox);
+        q[3 * k + 1] = vf_sub(f[3 * k + 1], r->woy);
+        q[3 * k + 2] = vf_sub(f[3 * k + 2], r->woz);
+    }
+    return wt_cand_q(r, q, e, exact);
+}
+#ifdef RP_V_BCAST_OP
+/* wt_cand (not exact) for a packet in one frame (r->wkx >= 0) and the
+ * triangle at p in every lane: each component's broadcast folded into
+ * its subtraction, as plane_minus does (v + (-o), nwo: the lanes' -wox,
+ * -woy, -woz), so no broadcast of its own. */
+RP_INLINE vm wt_cand_bc(const vray *r, const float *p, const vf nwo[3], veval *e) {
+    vf q[9];
+    const int ax[3] = {r->wkx, r->wky, r->wkz};
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < 3; c++)
+            q[3 * k + c] = vf_add_bcast(nwo[c], p + 3 * k + ax[c]);
+    return wt_cand_q(r, q, e, 0);
+}
+#endif
+RP_INLINE vm wt_cand_q(const vray *r, const vf q[9], veval *e, int exact) {
     vf xy[6], z[3], a;
     for (int k = 0; k < 3; k++) { /* rp_ref_wt_vertex */
-        vf qx = vf_sub(f[3 * k + 0], r->wox);
-        vf qy = vf_sub(f[3 * k + 1], r->woy);
-        z[k] = vf_sub(f[3 * k + 2], r->woz);
+        vf qx = q[3 * k + 0];
+        vf qy = q[3 * k + 1];
+        z[k] = q[3 * k + 2];
         a = vf_mul(r->wsx, z[k]);
         xy[2 * k] = vf_sub(qx, a);
         a = vf_mul(r->wsy, z[k]);
