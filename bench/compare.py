@@ -3,6 +3,7 @@
 
     bench/compare.py ab OUTDIR              # the alternated runs of bench/ab.sh
     bench/compare.py scenes FILE.json ...   # the scene rows as a markdown table
+    bench/compare.py kernels FILE.json ...  # the kernel rows as the README's table
 
 ab: OUTDIR holds A1.json, B1.json, A2.json, ... (bench/ab.sh writes them:
 two builds run in turns on one pinned core).  For every row it prints each
@@ -24,7 +25,16 @@ rtcIntersect1 (and the best over Embree's 16-wide packets); several files:
 each Mrays/s cell is the median over the files, each ratio the median of
 the files' own ratios (each taken within one run).  Ratios at or above 1.0
 are bold.
-Then the build rows (Mtris/s) and the bytes per triangle, if present.
+Then the build rows (Mtris/s), if present.
+
+kernels: the README's kernel table (cycles per test, the median over the
+files; in brackets the ratio to bench/bound.c's bound and the range over
+the files of the speed-up over the autovec build of the same ISA: sse41
+over autovec-sse41, avx2 over autovec, avx512 over autovec-avx512), which
+rows are within 1.15x of their bound and which are 1.5x their autovec
+(1.0x for the 64-ray single-box call), then issue 13's small-call goals.
+The files: runs of `bench/run.sh` (or rp_bench with --benchmark_out)
+over the kernel rows, with repetitions.
 """
 import collections
 import glob
@@ -190,11 +200,125 @@ def cmd_scenes(paths):
               "each file's ratio)")
 
 
+KERNEL_ROWS = (
+    ("aabb", "packet", "ray-box, closest of 256 (64-ray packets)"),
+    ("aabb", "octant", "ray-box, closest of 256, one octant"),
+    ("aabb", "pick", "ray-box picking, 1 x 10,000"),
+    ("slab", "packet", "slab, 64 rays x 1 box per call (`slab/packet`)"),
+    ("slab", "stream", "slab stream, 1M rays x 1 box"),
+    ("tri", "packet", "ray-triangle, closest of 256 (64-ray packets)"),
+    ("tri", "64x64", "ray-triangle, 64 x 64 closest"),
+    ("occluded", "64x64", "occlusion, 64 x 64"),
+    ("tri", "pick", "ray-triangle picking, 1 x 10,000"),
+    ("sphere", "packet", "ray-sphere, closest of 256"),
+    ("tri", "8x8", "ray-triangle, 8 x 8 closest (small call)"),
+)
+OWN_AUTOVEC = {"sse41": "autovec-sse41", "avx2": "autovec", "avx512": "autovec-avx512"}
+
+
+def raw(path):
+    """{run_name: benchmark dict} of one file's median aggregates"""
+    with open(path) as f:
+        d = json.load(f)
+    out = {}
+    for b in d.get("benchmarks", []):
+        if b.get("aggregate_name", "median") == "median":
+            out[b.get("run_name", b["name"])] = b
+    return out
+
+
+def rng(xs, fmt="{:.2f}"):
+    xs = sorted(xs)
+    if not xs:
+        return "–"
+    a, b = fmt.format(xs[0]), fmt.format(xs[-1])
+    return a if a == b else f"{a}-{b}"
+
+
+def cmd_kernels(paths):
+    runs = [raw(p) for p in paths]
+
+    def cyc(v, name):
+        b = v.get(name)
+        return b.get("cyc_per_test") if b else None
+
+    def med(name, key="cyc_per_test"):
+        xs = [v[name][key] for v in runs if name in v and key in v[name]]
+        return statistics.median(xs) if xs else None
+
+    cols = ["scalar", "autovec-sse41", "autovec", "autovec-avx512", "sse41", "avx2", "avx512"]
+    print("| kernel (shape) | " + " | ".join(cols) + " | at bound (≤ 1.15x) | ≥ 1.5x its autovec |")
+    print("|---|" + "---:|" * len(cols) + "---|---|")
+    for k, shape, label in KERNEL_ROWS:
+        cells, atb, fast = [], [], []
+        for v in cols:
+            name = f"{k}/{v}/{shape}"
+            c = med(name)
+            if c is None:
+                cells.append("–")
+                continue
+            if v not in OWN_AUTOVEC:
+                cells.append(f"{c:.3g}")
+                continue
+            vb = med(name, "vs_bound")
+            ups = [cyc(r, f"{k}/{OWN_AUTOVEC[v]}/{shape}") / cyc(r, name) for r in runs
+                   if cyc(r, name) and cyc(r, f"{k}/{OWN_AUTOVEC[v]}/{shape}")]
+            parts = [f"{vb:.2f}"] if vb is not None else []
+            if ups:
+                parts.append(rng(ups) + "x")
+            cells.append(f"{c:.3g}" + (f" ({', '.join(parts)})" if parts else ""))
+            if vb is not None and vb <= 1.15:
+                atb.append(v)
+            goal = 1.0 if k == "slab" and shape == "packet" else 1.5
+            met = sum(u >= goal for u in ups)
+            if ups and met == len(ups):
+                fast.append(v)
+            elif met:
+                fast.append(f"{v} in {met} run{'s' if met > 1 else ''} of {len(ups)}")
+        print(f"| {label} | " + " | ".join(cells) + f" | {', '.join(atb) or 'none'} | "
+              f"{'; '.join(fast) or 'none'} |")
+    print()
+    print("| row | sse41 | avx2 | avx512 | goal |")
+    print("|---|---:|---:|---:|---|")
+
+    def per_run(f):
+        return [f(r) for r in runs]
+
+    line = []
+    for v in ("sse41", "avx2", "avx512"):
+        xs = [r[f"call/{v}/1x1"]["ns_per_call"] for r in runs if f"call/{v}/1x1" in r]
+        line.append(rng(xs, "{:.1f}"))
+    print("| `call/<variant>/1x1`, ns per public call | " + " | ".join(line) + " | ≤ 20 ns |")
+    line = []
+    for v in ("sse41", "avx2", "avx512"):
+        xs = [r[f"call/{v}/1x0"]["ns_per_call"] for r in runs if f"call/{v}/1x0" in r]
+        line.append(rng(xs, "{:.1f}"))
+    print("| `call/<variant>/1x0`, checks and dispatch, ns | " + " | ".join(line) + " | – |")
+    line = []
+    for v in ("sse41", "avx2", "avx512"):
+        xs = [cyc(r, f"slab/{OWN_AUTOVEC[v]}/packet") / cyc(r, f"slab/{v}/packet") for r in runs
+              if cyc(r, f"slab/{v}/packet") and cyc(r, f"slab/{OWN_AUTOVEC[v]}/packet")]
+        line.append(", ".join(f"{x:.2f}" for x in xs))
+    print("| `slab/<variant>/packet` vs its autovec (per run) | " + " | ".join(line) +
+          " | ≥ 1.0x |")
+    line = []
+    for v in ("sse41", "avx2", "avx512"):
+        xs = [cyc(r, f"tri/{v}/8x8") / cyc(r, f"tri/{v}/packet") for r in runs
+              if cyc(r, f"tri/{v}/8x8") and cyc(r, f"tri/{v}/packet")]
+        line.append(", ".join(f"{x:.2f}" for x in xs))
+    print("| `tri/8x8` ÷ `tri/packet` cyc/test (per run) | " + " | ".join(line) + " | ≤ 1.3 |")
+    print(f"\n(cyc/test: the median over {len(paths)} runs; in brackets the median ratio to "
+          "the bound and the range over the runs of the speed-up over the autovec build of "
+          "the same ISA)")
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "ab":
         cmd_ab(sys.argv[2])
     elif len(sys.argv) >= 3 and sys.argv[1] == "scenes":
         cmd_scenes(sys.argv[2:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "kernels":
+        cmd_kernels(sys.argv[2:])
     else:
         sys.exit(__doc__)
 
