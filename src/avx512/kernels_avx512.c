@@ -185,13 +185,15 @@ static inline void m_store01_mask(uint8_t *p, vm sel, vm val) {
 }
 #endif
 
-/* Arithmetic takes a float broadcast from memory as an operand ({1to16}):
- * the box loops subtract a broadcast plane as plane + (-o), the broadcast
- * folded into the addition (plane_minus in src/simd/prim.h).  vf_add_bcast:
- * a + the float at p in every lane.  Native GCC: the instruction itself,
- * so that the compiler cannot share the broadcast with another use of the
- * same float (it kept a box's planes in registers for the validity test of
- * the steps that hit, broadcast apart: an operation more per plane). */
+/* Arithmetic takes a float broadcast from memory as an operand ({1to16}),
+ * which on Zen 4 saves the broadcast's own vector operation: the packet
+ * loops fold a broadcast field used once into its operation (plane_minus,
+ * minus_field, wt_cand_bc in src/simd/prim.h).  vf_add_bcast(a, p): a +
+ * the float at p in every lane; vf_sub_bcast: a - it.  Native GCC: the
+ * instruction itself, so that the compiler cannot share the broadcast with
+ * another use of the same float (it kept a box's planes in registers for
+ * the validity test of the steps that hit, broadcast apart: an operation
+ * more per plane). */
 #define RP_V_BCAST_OP
 #if defined(__GNUC__) && defined(SIMDE_X86_AVX512F_NATIVE)
 #define RP_X_BCAST_OP(name, insn, op)                                            \
@@ -204,9 +206,8 @@ static inline void m_store01_mask(uint8_t *p, vm sel, vm val) {
 #define RP_X_BCAST_OP(name, insn, op)                                            \
     static inline vf name(vf a, const float *p) { return RP_X(op##_ps)(a, RP_X(set1_ps)(*p)); }
 #endif
-RP_X_BCAST_OP(vf_add_bcast, "vaddps", add) /* a + *p */
-RP_X_BCAST_OP(vf_sub_bcast, "vsubps", sub) /* a - *p */
-RP_X_BCAST_OP(vf_mul_bcast, "vmulps", mul) /* a * *p */
+RP_X_BCAST_OP(vf_add_bcast, "vaddps", add)
+RP_X_BCAST_OP(vf_sub_bcast, "vsubps", sub)
 #undef RP_X_BCAST_OP
 
 /* Two primitives per step for packets of at most 8 rays (issue 13: 8 rays
