@@ -67,12 +67,8 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
     vf buu = zero, bvv = zero, bdet = vf_set1(1.0f);
     const vf no[3] = {vf_neg(r.ox), vf_neg(r.oy), vf_neg(r.oz)};
 #ifdef RP_V_BCAST_OP
-    vf nwo[3] = {zero, zero, zero}; /* wt_cand_bc: the lanes' -wox, -woy, -woz */
-    if (kind == K_WT) {
-        nwo[0] = vf_neg(r.wox);
-        nwo[1] = vf_neg(r.woy);
-        nwo[2] = vf_neg(r.woz);
-    }
+    vf nwo[3];
+    wt_neg_origin(&r, kind == K_WT, nwo);
 #endif
     /* the last triangle, padded: vf_pick reads one float past a triangle */
     float last[12] = {0};

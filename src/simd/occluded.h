@@ -24,12 +24,8 @@ RP_INLINE void occluded_packet(int kind, const rp_rays *rays, const uint8_t *act
     if (kind == K_WT)
         memcpy(last, tris + (count - 1) * 9, 9 * sizeof(float));
 #ifdef RP_V_BCAST_OP
-    vf nwo[3] = {vf_set1(0.0f), vf_set1(0.0f), vf_set1(0.0f)}; /* wt_cand_bc: -wox, -woy, -woz */
-    if (kind == K_WT) {
-        nwo[0] = vf_neg(r.wox);
-        nwo[1] = vf_neg(r.woy);
-        nwo[2] = vf_neg(r.woz);
-    }
+    vf nwo[3];
+    wt_neg_origin(&r, kind == K_WT, nwo);
 #endif
     for (size_t j = 0; j < count && m_any(todo); j++) {
         vprim pv;

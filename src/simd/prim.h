@@ -179,8 +179,6 @@ RP_INLINE vm slab(const vray *r, const vprim *b, int sorted, vf *tn, vf *tf) {
     return vf_le(*tn, *tf);
 }
 
-/* rp_ref_tri_eval without the ray's validity (and, without culling, the
- * det != 0 of tri_late).  With RP_I_EDGES in flags, p holds v0, e1, e2. */
 /* a - field k of a primitive: f[k], its lanes; or, where every lane holds
  * the one primitive at bsrc (not NULL) and the layer takes a broadcast as
  * an operand (RP_V_BCAST_OP, see plane_minus), a - bsrc[k] with the
@@ -197,7 +195,9 @@ RP_INLINE vf minus_field(vf a, const vf *f, const float *bsrc, int k) {
     return vf_sub(a, f[k]);
 }
 
-/* bsrc: the triangle's floats when every lane holds it (minus_field), or
+/* rp_ref_tri_eval without the ray's validity (and, without culling, the
+ * det != 0 of tri_late).  With RP_I_EDGES in flags, p holds v0, e1, e2.
+ * bsrc: the triangle's floats when every lane holds it (minus_field), or
  * NULL. */
 RP_INLINE vm tri_cand(const vray *r, const vprim *p, unsigned flags, veval *e,
                       const float *bsrc) {
@@ -408,34 +408,10 @@ RP_INLINE vm wt_inside(const veval *e) {
  * (rounding is monotonic), so the double recomputation of the reference
  * can turn such a lane into a candidate only if a zero or a NaN makes it
  * look undecided here; tri_late then decides exactly, on those rare steps.
- * With exact: as the reference, returning the lanes inside. */
-/* q: each vertex's components in the frame less the origin's, v[kx] -
- * o[kx], v[ky] - o[ky], v[kz] - o[kz] (rp_ref_wt_vertex's subtractions). */
-RP_INLINE vm wt_cand_q(const vray *r, const vf q[9], veval *e, int exact);
-RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
-    const vf *f = p->f;
-    vf q[9];
-    for (int k = 0; k < 3; k++) {
-        q[3 * k + 0] = vf_sub(f[3 * k + 0], r->wox);
-        q[3 * k + 1] = vf_sub(f[3 * k + 1], r->woy);
-        q[3 * k + 2] = vf_sub(f[3 * k + 2], r->woz);
-    }
-    return wt_cand_q(r, q, e, exact);
-}
-#ifdef RP_V_BCAST_OP
-/* wt_cand (not exact) for a packet in one frame (r->wkx >= 0) and the
- * triangle at p in every lane: each component's broadcast folded into
- * its subtraction, as plane_minus does (v + (-o), nwo: the lanes' -wox,
- * -woy, -woz), so no broadcast of its own. */
-RP_INLINE vm wt_cand_bc(const vray *r, const float *p, const vf nwo[3], veval *e) {
-    vf q[9];
-    const int ax[3] = {r->wkx, r->wky, r->wkz};
-    for (int k = 0; k < 3; k++)
-        for (int c = 0; c < 3; c++)
-            q[3 * k + c] = vf_add_bcast(nwo[c], p + 3 * k + ax[c]);
-    return wt_cand_q(r, q, e, 0);
-}
-#endif
+ * With exact: as the reference, returning the lanes inside.
+ * q: each vertex's components in the frame less the origin's, v[kx] -
+ * o[kx], v[ky] - o[ky], v[kz] - o[kz] (rp_ref_wt_vertex's subtractions):
+ * wt_cand makes them from the picked vertices, wt_cand_bc from memory. */
 RP_INLINE vm wt_cand_q(const vray *r, const vf q[9], veval *e, int exact) {
     vf xy[6], z[3], a;
     for (int k = 0; k < 3; k++) { /* rp_ref_wt_vertex */
@@ -485,6 +461,38 @@ RP_INLINE vm wt_cand_q(const vray *r, const vf q[9], veval *e, int exact) {
     }
     return in;
 }
+
+RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
+    const vf *f = p->f;
+    vf q[9];
+    for (int k = 0; k < 3; k++) {
+        q[3 * k + 0] = vf_sub(f[3 * k + 0], r->wox);
+        q[3 * k + 1] = vf_sub(f[3 * k + 1], r->woy);
+        q[3 * k + 2] = vf_sub(f[3 * k + 2], r->woz);
+    }
+    return wt_cand_q(r, q, e, exact);
+}
+#ifdef RP_V_BCAST_OP
+/* wt_cand (not exact) for a packet in one frame (r->wkx >= 0) and the
+ * triangle at p in every lane: each component's broadcast folded into
+ * its subtraction, as plane_minus does (v + (-o), nwo: the lanes' -wox,
+ * -woy, -woz), so no broadcast of its own. */
+/* wt_cand_bc's nwo, made once per packet: the lanes' -wox, -woy, -woz
+ * where on (a watertight packet), else zeros. */
+RP_INLINE void wt_neg_origin(const vray *r, int on, vf nwo[3]) {
+    nwo[0] = on ? vf_neg(r->wox) : vf_set1(0.0f);
+    nwo[1] = on ? vf_neg(r->woy) : vf_set1(0.0f);
+    nwo[2] = on ? vf_neg(r->woz) : vf_set1(0.0f);
+}
+RP_INLINE vm wt_cand_bc(const vray *r, const float *p, const vf nwo[3], veval *e) {
+    vf q[9];
+    const int ax[3] = {r->wkx, r->wky, r->wkz};
+    for (int k = 0; k < 3; k++)
+        for (int c = 0; c < 3; c++)
+            q[3 * k + c] = vf_add_bcast(nwo[c], p + 3 * k + ax[c]);
+    return wt_cand_q(r, q, e, 0);
+}
+#endif
 
 
 /* The division-free part of a test of any kind: the candidate lanes
