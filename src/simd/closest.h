@@ -170,21 +170,33 @@ RP_INLINE void closest_pair(rp_rays *rays, const uint8_t *active, const float *p
                             size_t count, uint32_t base, unsigned flags, rp_hits *hits, size_t m) {
     const int nf = K_FLOATS(K_TRI);
     vray r;
-    ld_rays(rays, 0, m, NEED_D, &r);
-    vm act = ld_active(active, 0, m);
+    if (m == V_W / 2) { /* each array read in both halves at once */
+        r.ox = vf_loadu_dup(rays->ox);
+        r.oy = vf_loadu_dup(rays->oy);
+        r.oz = vf_loadu_dup(rays->oz);
+        r.dx = vf_loadu_dup(rays->dx);
+        r.dy = vf_loadu_dup(rays->dy);
+        r.dz = vf_loadu_dup(rays->dz);
+        r.rdx = vf_loadu_dup(rays->rdx);
+        r.tmin = vf_loadu_dup(rays->tmin);
+        r.tmax = vf_loadu_dup(rays->tmax);
+    } else {
+        ld_rays(rays, 0, m, NEED_D, &r);
+        r.ox = vf_dup_lo(r.ox);
+        r.oy = vf_dup_lo(r.oy);
+        r.oz = vf_dup_lo(r.oz);
+        r.dx = vf_dup_lo(r.dx);
+        r.dy = vf_dup_lo(r.dy);
+        r.dz = vf_dup_lo(r.dz);
+        r.rdx = vf_dup_lo(r.rdx);
+        r.tmin = vf_dup_lo(r.tmin);
+        r.tmax = vf_dup_lo(r.tmax);
+    }
+    vm act = ld_active(active, 0, m); /* the low half */
     vm live = m_and(act, vf_eq(r.rdx, r.rdx)); /* an invalid ray hits nothing */
     if (!m_any(live))
         return;
     vf tmax = r.tmax;
-    r.ox = vf_dup_lo(r.ox);
-    r.oy = vf_dup_lo(r.oy);
-    r.oz = vf_dup_lo(r.oz);
-    r.dx = vf_dup_lo(r.dx);
-    r.dy = vf_dup_lo(r.dy);
-    r.dz = vf_dup_lo(r.dz);
-    r.rdx = vf_dup_lo(r.rdx);
-    r.tmin = vf_dup_lo(r.tmin);
-    r.tmax = vf_dup_lo(r.tmax);
     vi prim = ld_prim_index(hits->prim, 0, m); /* low half */
     vm nothas = m_dup_lo(vi_eq(prim, vi_set1(RP_NO_HIT)));
     vf best = vf_dup_lo(vf_select(live, tmax, vf_set1(NAN)));

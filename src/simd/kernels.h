@@ -60,6 +60,7 @@
  *          vf_swap_halves, m_lo (the low half's lanes),
  *          m_hi_to_lo (the high half's lanes moved to the low half),
  *          m_dup_lo (the low half's lanes in both halves),
+ *          vf_loadu_dup(p) (p[0 .. W/2-1] in both halves),
  *          bc_prim2(p, q, nf, out) (field k of the records at p and q in
  *          the low and the high half)
  */
