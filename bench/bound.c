@@ -607,10 +607,14 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
 rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per_cycle) {
     rpb_bound b = {0, 0, 0, 0};
     int W = lanes_of(variant);
-    /* autovec vectorises over rays only: a single ray runs one lane */
+    /* autovec vectorises over rays only: a single ray runs one lane.  GCC
+     * vectorises a loop's epilogue at the next narrower width (256 bits
+     * under -mprefer-vector-width=512), so 8 to 15 rays run 8 lanes in the
+     * AVX-512 build (tri/autovec-avx512/8x8 ran at 6.0 cyc/test, half the
+     * one-lane count's 13) */
     int autovec = !strncmp(variant, "autovec", 7);
     if (autovec && w->nrays < (size_t)W)
-        W = 1;
+        W = W > 8 && w->nrays >= (size_t)W / 2 ? W / 2 : 1;
     if (!W || w->nrays > 64 * 1024 * 1024)
         return b;
     /* the replay is O(tests) in scalar: skip it where it would take long */
