@@ -210,5 +210,27 @@ static inline vqd qd_mul(vqd a, vqd b) {
     vqd r = {simde_vmulq_f64(a.lo, b.lo), simde_vmulq_f64(a.hi, b.hi)};
     return r;
 }
+static inline vqd qd_add(vqd a, vqd b) {
+    vqd r = {simde_vaddq_f64(a.lo, b.lo), simde_vaddq_f64(a.hi, b.hi)};
+    return r;
+}
+/* SIMDe 0.7 has no vdivq_f64: FDIV itself on aarch64, else lane by lane
+ * (the same IEEE division) */
+static inline simde_float64x2_t qd_div2(simde_float64x2_t a, simde_float64x2_t b) {
+#if defined(SIMDE_ARM_NEON_A64V8_NATIVE)
+    return vdivq_f64(a, b);
+#else
+    simde_float64 x[2], y[2];
+    simde_vst1q_f64(x, a);
+    simde_vst1q_f64(y, b);
+    x[0] = x[0] / y[0];
+    x[1] = x[1] / y[1];
+    return simde_vld1q_f64(x);
+#endif
+}
+static inline vqd qd_div(vqd a, vqd b) {
+    vqd r = {qd_div2(a.lo, b.lo), qd_div2(a.hi, b.hi)};
+    return r;
+}
 
 #include "simd/kernels.h"

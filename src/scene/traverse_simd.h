@@ -700,13 +700,27 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                 occluded[i + l] = 1;
         return RP_OK;
     }
-    float tb[V_W], uu[V_W], vv[V_W], ww[V_W];
+    /* u, v of the packet's kept hits, all lanes at once (a lane without
+     * one: U = 1, V = W = 0, so no division by zero); a lone walk's hit
+     * (viaslot) is finished by the reference below */
+    float tb[V_W], uo[V_W], vo[V_W];
     uint32_t bg[V_W];
     vi_storeu(bg, bgv);
     vf_storeu(tb, best);
-    vf_storeu(uu, bu);
-    vf_storeu(vv, bv);
-    vf_storeu(ww, bw);
+    {
+        vf one = vf_set1(1.0f), zero = vf_set1(0.0f), u, v;
+        bu = vf_select(upd, bu, one);
+        bv = vf_select(upd, bv, zero);
+        bw = vf_select(upd, bw, zero);
+        if (flags & RP_WATERTIGHT) { /* U, V, W: rp_ref_wt_uv */
+            wt_bary_v(bu, bv, bw, &u, &v);
+        } else { /* det, uu, vv: rp_ref_tri_uv */
+            u = vf_div(bv, bu);
+            v = vf_div(bw, bu);
+        }
+        vf_storeu(uo, u);
+        vf_storeu(vo, v);
+    }
     for (size_t l = 0; l < m; l++) {
         if (!((ub >> l) & 1u))
             continue;
@@ -719,14 +733,8 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         uint32_t lo = rp_scene_mesh_of(s, bg[l]);
         rays->tmax[i + l] = tb[l];
         hits->t[i + l] = tb[l];
-        if (flags & RP_WATERTIGHT) { /* U, V, W */
-            double det = rp_ref_wt_det(uu[l], vv[l], ww[l]);
-            hits->u[i + l] = rp_ref_wt_bary(vv[l], det);
-            hits->v[i + l] = rp_ref_wt_bary(ww[l], det);
-        } else { /* det, uu, vv */
-            hits->u[i + l] = vv[l] / uu[l];
-            hits->v[i + l] = ww[l] / uu[l];
-        }
+        hits->u[i + l] = uo[l];
+        hits->v[i + l] = vo[l];
         hits->prim[i + l] = bg[l] - s->mesh_first[lo];
         if (mesh)
             mesh[i + l] = lo;

@@ -142,14 +142,9 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
     if (kind == K_TRI) { /* rp_ref_tri_uv, for the kept hits only */
         u = vf_div(buu, bdet);
         v = vf_div(bvv, bdet);
-    } else if (kind == K_WT) { /* rp_ref_wt_uv */
-        float wu[V_W], wv[V_W], ww[V_W];
-        vf_storeu(wu, bdet);
-        vf_storeu(wv, buu);
-        vf_storeu(ww, bvv);
-        wt_bary_lanes(m_bits(upd), wu, wv, ww);
-        u = vf_loadu(wv);
-        v = vf_loadu(ww);
+    } else if (kind == K_WT) { /* rp_ref_wt_uv (lanes without a kept hit:
+                                 * U = 1, V = W = 0 from the start) */
+        wt_bary_v(bdet, buu, bvv, &u, &v);
     }
     put_hits(rays, hits, i, m, act, upd, vf_select(upd, best, r.tmax), prim, u, v);
 }

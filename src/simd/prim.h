@@ -646,16 +646,25 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
     return c;
 }
 
-/* u = V / det and v = W / det of the kept watertight hits (upd), in double
- * (rp_ref_wt_bary), from U, V, W. */
-static RP_NOINLINE void wt_bary_lanes(unsigned bits, float *wu, float *wv, float *ww) {
-    for (int k = 0; k < V_W; k++) {
-        if (!((bits >> k) & 1u))
-            continue;
-        double det = rp_ref_wt_det(wu[k], wv[k], ww[k]);
-        wv[k] = rp_ref_wt_bary(wv[k], det);
-        ww[k] = rp_ref_wt_bary(ww[k], det);
+/* u = V / det and v = W / det in every lane, det = rp_ref_wt_det(U, V, W)
+ * (rp_ref_wt_bary), four lanes at a time in double: the q layer's vqd,
+ * whose widening, add, divide and rounding back are the reference's scalar
+ * ones lane by lane.  The caller puts U = 1, V = W = 0 in the lanes with
+ * no hit kept (det = 1: no division by zero).  Against a division in
+ * double per lane and coordinate (two per hit, each a scalar divsd). */
+RP_INLINE void wt_bary_v(vf U, vf V, vf W, vf *u, vf *v) {
+    _Alignas(64) float a[V_W], b[V_W], c[V_W];
+    vf_storeu(a, U);
+    vf_storeu(b, V);
+    vf_storeu(c, W);
+    for (int g = 0; g < V_W; g += 4) {
+        vqd du = qd_of(q_load(a + g)), dv = qd_of(q_load(b + g)), dw = qd_of(q_load(c + g));
+        vqd det = qd_add(qd_add(du, dv), dw);
+        q_store(b + g, q_of_d(qd_div(dv, det)));
+        q_store(c + g, q_of_d(qd_div(dw, det)));
     }
+    *u = vf_loadu(b);
+    *v = vf_loadu(c);
 }
 
 /* The rest of a triangle's candidate decision (see tri_cand, wt_cand), on

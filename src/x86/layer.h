@@ -158,11 +158,12 @@ static inline vq q_sel(vq m, vq a, vq b) { /* m ? a : b */
     return simde_mm_blendv_ps(b, a, m);
 #endif
 }
-/* The q layer's four lanes in double (vqd), for rp_ref_wt_normal's
- * arithmetic: exact widening, IEEE subtract and multiply, one rounding back
- * to float in the current mode (cvtps2pd, subpd, mulpd, cvtpd2ps: the
- * scalar reference's cvtss2sd, subsd, mulsd, cvtsd2ss lane by lane, under
- * the same MXCSR).  One 256-bit register with AVX, two 128-bit halves
+/* The q layer's four lanes in double (vqd), for rp_ref_wt_normal's and
+ * rp_ref_wt_bary's arithmetic: exact widening, IEEE subtract, multiply,
+ * add and divide, one rounding back to float in the current mode
+ * (cvtps2pd, subpd, mulpd, addpd, divpd, cvtpd2ps: the scalar reference's
+ * cvtss2sd, subsd, mulsd, addsd, divsd, cvtsd2ss lane by lane, under the
+ * same MXCSR).  One 256-bit register with AVX, two 128-bit halves
  * without. */
 #if defined(__AVX__)
 typedef simde__m256d vqd;
@@ -170,6 +171,8 @@ static inline vqd qd_of(vq a) { return simde_mm256_cvtps_pd(a); }
 static inline vq q_of_d(vqd a) { return simde_mm256_cvtpd_ps(a); }
 static inline vqd qd_sub(vqd a, vqd b) { return simde_mm256_sub_pd(a, b); }
 static inline vqd qd_mul(vqd a, vqd b) { return simde_mm256_mul_pd(a, b); }
+static inline vqd qd_add(vqd a, vqd b) { return simde_mm256_add_pd(a, b); }
+static inline vqd qd_div(vqd a, vqd b) { return simde_mm256_div_pd(a, b); }
 #else
 typedef struct vqd {
     simde__m128d lo, hi;
@@ -187,6 +190,14 @@ static inline vqd qd_sub(vqd a, vqd b) {
 }
 static inline vqd qd_mul(vqd a, vqd b) {
     vqd r = {simde_mm_mul_pd(a.lo, b.lo), simde_mm_mul_pd(a.hi, b.hi)};
+    return r;
+}
+static inline vqd qd_add(vqd a, vqd b) {
+    vqd r = {simde_mm_add_pd(a.lo, b.lo), simde_mm_add_pd(a.hi, b.hi)};
+    return r;
+}
+static inline vqd qd_div(vqd a, vqd b) {
+    vqd r = {simde_mm_div_pd(a.lo, b.lo), simde_mm_div_pd(a.hi, b.hi)};
     return r;
 }
 #endif
