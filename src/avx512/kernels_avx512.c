@@ -229,7 +229,7 @@ static inline vf vf_loadu_dup(const float *p) {
  * one costs a vector operation too) and an insertion, against a 512-bit
  * broadcast and a 512-bit one merged under a mask before.  Zen 4, five
  * alternated runs (bench/ab.sh, medians): tri/avx512/8x8 3.54 -> 3.19
- * cycles per test with vf_loadu_dup below.  A two-source permute per
+ * cycles per test, with vf_loadu_dup above.  A two-source permute per
  * field from two loads of the pair's 18 floats was 20% slower there. */
 static inline void bc_prim2(const float *p, const float *q, int nf, vf *out) {
     for (int k = 0; k < nf; k++)
