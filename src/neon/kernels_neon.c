@@ -202,18 +202,6 @@ static inline vqd qd_of(vq a) {
 static inline vq q_of_d(vqd a) {
     return simde_vcombine_f32(simde_vcvt_f32_f64(a.lo), simde_vcvt_f32_f64(a.hi));
 }
-static inline vqd qd_sub(vqd a, vqd b) {
-    vqd r = {simde_vsubq_f64(a.lo, b.lo), simde_vsubq_f64(a.hi, b.hi)};
-    return r;
-}
-static inline vqd qd_mul(vqd a, vqd b) {
-    vqd r = {simde_vmulq_f64(a.lo, b.lo), simde_vmulq_f64(a.hi, b.hi)};
-    return r;
-}
-static inline vqd qd_add(vqd a, vqd b) {
-    vqd r = {simde_vaddq_f64(a.lo, b.lo), simde_vaddq_f64(a.hi, b.hi)};
-    return r;
-}
 /* SIMDe 0.7 has no vdivq_f64: FDIV itself on aarch64, else lane by lane
  * (the same IEEE division) */
 static inline simde_float64x2_t qd_div2(simde_float64x2_t a, simde_float64x2_t b) {
@@ -228,9 +216,16 @@ static inline simde_float64x2_t qd_div2(simde_float64x2_t a, simde_float64x2_t b
     return simde_vld1q_f64(x);
 #endif
 }
-static inline vqd qd_div(vqd a, vqd b) {
-    vqd r = {qd_div2(a.lo, b.lo), qd_div2(a.hi, b.hi)};
-    return r;
-}
+/* each operation on both halves */
+#define RP_QD_OP(name, f)                                                      \
+    static inline vqd name(vqd a, vqd b) {                                     \
+        vqd r = {f(a.lo, b.lo), f(a.hi, b.hi)};                                \
+        return r;                                                              \
+    }
+RP_QD_OP(qd_sub, simde_vsubq_f64)
+RP_QD_OP(qd_mul, simde_vmulq_f64)
+RP_QD_OP(qd_add, simde_vaddq_f64)
+RP_QD_OP(qd_div, qd_div2)
+#undef RP_QD_OP
 
 #include "simd/kernels.h"

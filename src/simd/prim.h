@@ -473,10 +473,6 @@ RP_INLINE vm wt_cand(const vray *r, const vprim *p, veval *e, int exact) {
     return wt_cand_q(r, q, e, exact);
 }
 #ifdef RP_V_BCAST_OP
-/* wt_cand (not exact) for a packet in one frame (r->wkx >= 0) and the
- * triangle at p in every lane: each component's broadcast folded into
- * its subtraction, as plane_minus does (v + (-o), nwo: the lanes' -wox,
- * -woy, -woz), so no broadcast of its own. */
 /* wt_cand_bc's nwo, made once per packet: the lanes' -wox, -woy, -woz
  * where on (a watertight packet), else zeros. */
 RP_INLINE void wt_neg_origin(const vray *r, int on, vf nwo[3]) {
@@ -484,6 +480,10 @@ RP_INLINE void wt_neg_origin(const vray *r, int on, vf nwo[3]) {
     nwo[1] = on ? vf_neg(r->woy) : vf_set1(0.0f);
     nwo[2] = on ? vf_neg(r->woz) : vf_set1(0.0f);
 }
+/* wt_cand (not exact) for a packet in one frame (r->wkx >= 0) and the
+ * triangle at p in every lane: each component's broadcast folded into
+ * its subtraction, as plane_minus does (v + (-o), nwo: the lanes' -wox,
+ * -woy, -woz), so no broadcast of its own. */
 RP_INLINE vm wt_cand_bc(const vray *r, const float *p, const vf nwo[3], veval *e) {
     vf q[9];
     const int ax[3] = {r->wkx, r->wky, r->wkz};
@@ -493,7 +493,6 @@ RP_INLINE vm wt_cand_bc(const vray *r, const float *p, const vf nwo[3], veval *e
     return wt_cand_q(r, q, e, 0);
 }
 #endif
-
 
 /* The division-free part of a test of any kind: the candidate lanes
  * (before the ray's validity, the box's validity and the lane masks).

@@ -184,22 +184,17 @@ static inline vqd qd_of(vq a) {
 static inline vq q_of_d(vqd a) {
     return simde_mm_movelh_ps(simde_mm_cvtpd_ps(a.lo), simde_mm_cvtpd_ps(a.hi));
 }
-static inline vqd qd_sub(vqd a, vqd b) {
-    vqd r = {simde_mm_sub_pd(a.lo, b.lo), simde_mm_sub_pd(a.hi, b.hi)};
-    return r;
-}
-static inline vqd qd_mul(vqd a, vqd b) {
-    vqd r = {simde_mm_mul_pd(a.lo, b.lo), simde_mm_mul_pd(a.hi, b.hi)};
-    return r;
-}
-static inline vqd qd_add(vqd a, vqd b) {
-    vqd r = {simde_mm_add_pd(a.lo, b.lo), simde_mm_add_pd(a.hi, b.hi)};
-    return r;
-}
-static inline vqd qd_div(vqd a, vqd b) {
-    vqd r = {simde_mm_div_pd(a.lo, b.lo), simde_mm_div_pd(a.hi, b.hi)};
-    return r;
-}
+/* each operation on both halves */
+#define RP_QD_OP(name, op)                                                     \
+    static inline vqd name(vqd a, vqd b) {                                     \
+        vqd r = {simde_mm_##op##_pd(a.lo, b.lo), simde_mm_##op##_pd(a.hi, b.hi)}; \
+        return r;                                                              \
+    }
+RP_QD_OP(qd_sub, sub)
+RP_QD_OP(qd_mul, mul)
+RP_QD_OP(qd_add, add)
+RP_QD_OP(qd_div, div)
+#undef RP_QD_OP
 #endif
 
 /* The node layer (n_*) of the one-ray traversal: lanes over a node's
