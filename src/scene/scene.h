@@ -125,4 +125,31 @@ RP_HIDDEN rp_status rp_scene_closest_ref(const rp_scene *s, rp_rays *rays, const
 RP_HIDDEN rp_status rp_scene_occluded_ref(const rp_scene *s, const rp_rays *rays,
                                      const uint8_t *active, unsigned flags, uint8_t *occluded);
 
+/* The SIMD traversals' stack entries (src/scene/traverse_simd.h), here so
+ * that two widths of one variant can share a stack (the AVX-512 variant's
+ * 8-lane packets, below).  A packet's stacked node, the lanes that hit it
+ * and the smallest of their entries: */
+typedef struct pentry {
+    uint32_t node;
+    float entry;    /* the smallest range entry (rn) over the lanes that hit it */
+    unsigned lanes; /* the lanes that hit it (bit l: lane l) */
+} pentry;
+/* A one-ray walk's stacked child: a node (count 0) or a leaf, and its
+ * entry. */
+typedef struct qentry {
+    uint32_t child, count;
+    float entry;
+} qentry;
+
+/* src/avx512/scene8_avx512.c: the packet walk of rays i .. i+m-1 in
+ * packets of 8 (the AVX2 vector layer, built with the AVX-512 flags),
+ * which the AVX-512 variant hands its packets of mixed direction signs;
+ * as scene_query's packets (traverse_simd.h), with its stacks (cap
+ * entries each). */
+RP_HIDDEN rp_status rp_scene_packets8_avx512(const rp_scene *s, rp_rays *rays,
+                                             const uint8_t *active, unsigned flags,
+                                             rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
+                                             int closest, size_t i, size_t m, pentry *stack,
+                                             size_t cap, qentry *rstack);
+
 #endif

@@ -533,11 +533,7 @@ RP_INLINE void qray_finish(const rp_scene *s, rp_rays *rays, size_t i, const qra
         mesh[i] = m;
 }
 
-/* A stacked child: a node (count 0) or a leaf, and its entry. */
-typedef struct qentry {
-    uint32_t child, count;
-    float entry;
-} qentry;
+/* (A stacked child: qentry, scene.h.) */
 
 /* The walk of one ray (set up in q, q->r.tmax its best t so far, bb its
  * best hit) from the stacked child e down: closest keeps the best in

@@ -13,7 +13,10 @@
  * A packet whose rays' direction signs differ (bounces) hands a node or a
  * leaf where one lane is left to the one-ray walk (lone_walk), and on AVX2
  * tests its nodes lane by lane, a node's children in one register
- * (lane_nodes); the same tests either way, so the same results.
+ * (lane_nodes); the AVX-512 variant walks such packets as AVX2 does, in
+ * packets of 8 in 256-bit registers (RP_SIMD_MIXED_PACKETS,
+ * src/avx512/scene8_avx512.c).  The same tests either way, so the same
+ * results.
  * Packets: a child is entered when the conservative box test of the
  * reference (rp_ref_slab_wt_entry, here for W rays against one broadcast
  * box, or one ray against a node's boxes, the same operations lane by
@@ -295,11 +298,7 @@ RP_INLINE vm scene_accept(vm c, vf t, vf tmin, vf best, uint32_t g, vi bgv, vm n
     return acc;
 }
 
-typedef struct pentry {
-    uint32_t node;
-    float entry;    /* the smallest range entry (rn) over the lanes that hit it */
-    unsigned lanes; /* the lanes that hit it (bit l: lane l) */
-} pentry;
+/* (A stacked node of a packet: pentry, scene.h.) */
 
 /* Horizontal minimum of the lanes of m (m not empty): lanes outside m
  * +inf, NaN (bounds nothing) -inf, then the layer's vf_hmin_lanes in
@@ -488,6 +487,13 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     vm live = m_and(act, vf_eq(r.rdx, r.rdx));
     if (!m_any(live))
         return RP_OK;
+#if defined(RP_SIMD_MIXED_PACKETS)
+    /* mixed signs: another width's packets (the AVX-512 variant's 8-lane
+     * packets, RP_SIMD_MIXED_PACKETS below) */
+    if (lanes_octant(&r, live) < 0)
+        return RP_SIMD_MIXED_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
+                                     m, stack, cap, rstack);
+#endif
     wt_uniform(&r, live);
     vbox_ray br;
     box_ray_setup(&r, live, s->bound, &br);
@@ -498,9 +504,11 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
      * runtime value: AVX2, bunny, 457 instructions per primary ray and 1461
      * per diffuse ray against these copies' 462 and 1403, and primary rays
      * at 1.2M triangles about 10% slower in one timed comparison.) */
+#if !defined(RP_SIMD_MIXED_PACKETS)
     if (br.oct < 0)
         return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
                            rstack, qs, &r, &br, live, 1);
+#endif
     return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap, rstack,
                        qs, &r, &br, live, 0);
 }
@@ -753,6 +761,50 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
     }
 }
 
+/* Rays i0 .. i1-1 as packets of V_W (scene_packet), one instance per test
+ * and culling (the flags constant inside); stacks as scene_query's. */
+RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_t *active,
+                                  unsigned flags, rp_hits *hits, uint32_t *mesh,
+                                  uint8_t *occluded, int closest, size_t i0, size_t i1,
+                                  pentry *stack, size_t cap, qentry *rstack, qray *qs) {
+    unsigned wf = flags & (RP_WATERTIGHT | RP_CULL_BACKFACE);
+    rp_status st = RP_OK;
+    for (size_t i = i0; i < i1 && !st; i += V_W) {
+        size_t m = min_w(i1 - i);
+        switch (wf) {
+        case RP_WATERTIGHT | RP_CULL_BACKFACE:
+            st = scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
+                              occluded, closest, i, m, stack, cap, rstack, qs);
+            break;
+        case RP_WATERTIGHT:
+            st = scene_packet(s, rays, active, RP_WATERTIGHT, hits, mesh, occluded, closest, i,
+                              m, stack, cap, rstack, qs);
+            break;
+        case RP_CULL_BACKFACE:
+            st = scene_packet(s, rays, active, RP_CULL_BACKFACE, hits, mesh, occluded, closest,
+                              i, m, stack, cap, rstack, qs);
+            break;
+        default:
+            st = scene_packet(s, rays, active, 0, hits, mesh, occluded, closest, i, m, stack,
+                              cap, rstack, qs);
+        }
+    }
+    return st;
+}
+
+#if defined(RP_SIMD_PACKETS_FN)
+/* This width's packets for another width of the same variant (the AVX-512
+ * variant's mixed-sign packets, src/avx512/scene8_avx512.c), with its
+ * stacks: the prototype is in scene.h. */
+rp_status RP_SIMD_PACKETS_FN(const rp_scene *s, rp_rays *rays, const uint8_t *active,
+                             unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
+                             int closest, size_t i, size_t m, pentry *stack, size_t cap,
+                             qentry *rstack) {
+    qray qs[V_W];
+    return scene_packets(s, rays, active, flags, hits, mesh, occluded, closest, i, i + m, stack,
+                         cap, rstack, qs);
+}
+#else
 /* The one-ray walk (RP_INCOHERENT) of rays i .. i+m-1, one function per
  * test, culling and query (closest or any hit): the flags and closest
  * constants inside, and the walk compiled as a function of its own.
@@ -812,34 +864,15 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
             free(rstack);
         return RP_ERR_NOMEM;
     }
-    unsigned wf = flags & (RP_WATERTIGHT | RP_CULL_BACKFACE);
-    scene_rays_fn rays_walk = scene_rays_of[closest != 0][(flags & RP_WATERTIGHT) != 0]
-                                           [(flags & RP_CULL_BACKFACE) != 0];
     rp_status st = RP_OK;
-    for (size_t i = 0; i < rays->n && !st; i += V_W) {
-        size_t m = min_w(rays->n - i);
-        if (flags & RP_INCOHERENT) {
-            rays_walk(s, rays, active, hits, mesh, occluded, i, m, rstack);
-            continue;
-        }
-        /* one instance per test and culling (the flags constant inside) */
-        switch (wf) {
-        case RP_WATERTIGHT | RP_CULL_BACKFACE:
-            st = scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
-                              occluded, closest, i, m, stack, cap, rstack, qs);
-            break;
-        case RP_WATERTIGHT:
-            st = scene_packet(s, rays, active, RP_WATERTIGHT, hits, mesh, occluded, closest, i,
-                              m, stack, cap, rstack, qs);
-            break;
-        case RP_CULL_BACKFACE:
-            st = scene_packet(s, rays, active, RP_CULL_BACKFACE, hits, mesh, occluded, closest,
-                              i, m, stack, cap, rstack, qs);
-            break;
-        default:
-            st = scene_packet(s, rays, active, 0, hits, mesh, occluded, closest, i, m, stack,
-                              cap, rstack, qs);
-        }
+    if (flags & RP_INCOHERENT) {
+        scene_rays_fn rays_walk = scene_rays_of[closest != 0][(flags & RP_WATERTIGHT) != 0]
+                                               [(flags & RP_CULL_BACKFACE) != 0];
+        for (size_t i = 0; i < rays->n; i += V_W)
+            rays_walk(s, rays, active, hits, mesh, occluded, i, min_w(rays->n - i), rstack);
+    } else {
+        st = scene_packets(s, rays, active, flags, hits, mesh, occluded, closest, 0, rays->n,
+                           stack, cap, rstack, qs);
     }
     if (stack != local)
         free(stack);
@@ -964,3 +997,4 @@ static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float boun
             }
     }
 }
+#endif /* RP_SIMD_PACKETS_FN */

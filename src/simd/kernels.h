@@ -25,7 +25,11 @@
  *   src/simd/occluded.h       the any-hit loops and entry point
  *   src/simd/prepare.h        rp_rays_prepare's loop (1 / d per ray)
  *   src/scene/traverse_simd.h the scene traversals (over block.h, prim.h)
- * and last the dispatch table, RP_SIMD_TABLE.
+ * and last the dispatch table, RP_SIMD_TABLE.  A variant may also hand its
+ * scene packets of mixed direction signs to another width's (defining
+ * RP_SIMD_MIXED_PACKETS as that function, which a second file makes from
+ * this template with RP_SIMD_PACKETS_FN defined: then only block.h,
+ * prim.h and the traversal, and no table).
  *
  * The vector layer (static inline functions of the ISA file):
  *   types  vf (W floats), vi (W uint32), vm (a W-lane mask); V_W (= W);
@@ -70,6 +74,11 @@
 
 #include "simd/block.h"
 #include "simd/prim.h"
+#if defined(RP_SIMD_PACKETS_FN)
+/* A second width of a variant (src/avx512/scene8_avx512.c): the scene's
+ * packets alone, as the function RP_SIMD_PACKETS_FN (scene.h). */
+#include "scene/traverse_simd.h"
+#else
 #include "simd/closest.h"
 #include "simd/occluded.h"
 #include "simd/prepare.h"
@@ -83,3 +92,4 @@ const rp_kernels RP_SIMD_TABLE = {
     scene_occluded,    scene_node_ray, scene_block_ray, scene_box_packet,
     scene_lane_nodes,  rays_prepare,
 };
+#endif
