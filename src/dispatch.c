@@ -56,6 +56,21 @@ static const rp_kernels *const tables[RP_ISA_COUNT] = {
 
 static const char *const names[RP_ISA_COUNT] = {"scalar", "sse41", "avx2", "avx512", "neon"};
 
+/* The AVX-512 variant's width for scene packets of mixed direction signs
+ * (diffuse bounces), internal.h.  Measured on the benchmark's diffuse
+ * rows, rays over Embree's rtcIntersect1 of the same run:
+ *   - AMD Zen 4, 2026-11-27 (bench/ab.sh, three alternated runs): 8 wide
+ *     (e35157c) against 16: bunny 1.30 against 1.33, 300k triangles 1.17
+ *     against 1.05, 1.2M 1.08 against 0.96.  A 512-bit operation takes two
+ *     of Zen 4's four 256-bit pipes, and such packets keep few lanes busy;
+ *   - Intel Sapphire Rapids, 2026-11-27 (f69c694, before this choice
+ *     existed): 16 wide at 1.40x, 1.20x, 0.91x, AVX2's 8-wide packets at
+ *     1.18x, 1.06x, 0.96x: there 16 wide won on the smaller meshes by more
+ *     than it lost at 1.2M.
+ * So 8 wide where 512-bit operations split (rp_cpu_splits512), else 16;
+ * RP_AVX512_MIXED=8 or 16 overrides (tests run both). */
+int rp_avx512_mixed8;
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned native_isas;   /* written once under `once` */
 static rp_isa auto_isa;        /* written once under `once` */
@@ -81,6 +96,15 @@ static void init_once(void) {
             auto_isa = order[i];
             break;
         }
+    rp_avx512_mixed8 = rp_cpu_splits512();
+    const char *mixed = getenv("RP_AVX512_MIXED");
+    if (mixed && *mixed) {
+        if (!strcmp(mixed, "8") || !strcmp(mixed, "16"))
+            rp_avx512_mixed8 = mixed[0] == '8';
+        else
+            fprintf(stderr, "raypack: RP_AVX512_MIXED=%s is not 8 or 16; using %d\n", mixed,
+                    rp_avx512_mixed8 ? 8 : 16);
+    }
     rp_isa want = auto_isa;
     const char *env = getenv("RP_ISA");
     if (env && *env) {

@@ -140,5 +140,16 @@ RP_HIDDEN rp_status rp_check_overlaps(const rp_span *in, size_t nin, const rp_sp
 
 /* CPU features, as a mask of (1u << rp_isa) that run natively. */
 RP_HIDDEN unsigned rp_cpu_native_isas(void);
+/* src/x86/cpu.c: 1 when the CPU runs a 512-bit vector operation as two
+ * 256-bit halves (AMD Zen 4: family 0x19 with AVX-512), else 0 (and 0 off
+ * x86). */
+RP_HIDDEN int rp_cpu_splits512(void);
+
+/* 1: the AVX-512 variant walks scene packets of mixed direction signs 8
+ * rays wide (src/avx512/scene8_avx512.c), 0: 16 wide; the same results
+ * either way.  Set once by the dispatcher's first detection, before any
+ * kernel runs: rp_cpu_splits512(), or RP_AVX512_MIXED=8 or 16
+ * (src/dispatch.c says why). */
+RP_HIDDEN extern int rp_avx512_mixed8;
 
 #endif

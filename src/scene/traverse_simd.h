@@ -14,9 +14,9 @@
  * leaf where one lane is left to the one-ray walk (lone_walk), and on AVX2
  * tests its nodes lane by lane, a node's children in one register
  * (lane_nodes); the AVX-512 variant walks such packets as AVX2 does, in
- * packets of 8 in 256-bit registers (RP_SIMD_MIXED_PACKETS,
- * src/avx512/scene8_avx512.c).  The same tests either way, so the same
- * results.
+ * packets of 8 in 256-bit registers, on cores that split 512-bit
+ * operations (RP_SIMD_MIXED_PACKETS, src/avx512/scene8_avx512.c).  The
+ * same tests either way, so the same results.
  * Packets: a child is entered when the conservative box test of the
  * reference (rp_ref_slab_wt_entry, here for W rays against one broadcast
  * box, or one ray against a node's boxes, the same operations lane by
@@ -488,9 +488,9 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     if (!m_any(live))
         return RP_OK;
 #if defined(RP_SIMD_MIXED_PACKETS)
-    /* mixed signs: another width's packets (the AVX-512 variant's 8-lane
-     * packets, RP_SIMD_MIXED_PACKETS below) */
-    if (lanes_octant(&r, live) < 0)
+    /* mixed signs: another width's packets where RP_SIMD_MIXED_ON (the
+     * AVX-512 variant's 8-lane packets, kernels_avx512.c) */
+    if (RP_SIMD_MIXED_ON && lanes_octant(&r, live) < 0)
         return RP_SIMD_MIXED_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
                                      m, stack, cap, rstack);
 #endif
@@ -504,11 +504,9 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
      * runtime value: AVX2, bunny, 457 instructions per primary ray and 1461
      * per diffuse ray against these copies' 462 and 1403, and primary rays
      * at 1.2M triangles about 10% slower in one timed comparison.) */
-#if !defined(RP_SIMD_MIXED_PACKETS)
     if (br.oct < 0)
         return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
                            rstack, qs, &r, &br, live, 1);
-#endif
     return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap, rstack,
                        qs, &r, &br, live, 0);
 }

@@ -47,4 +47,25 @@ unsigned rp_cpu_native_isas(void) {
         isas |= 1u << RP_ISA_AVX512;
     return isas;
 }
+
+/* AMD Zen 4 (family 0x19 with AVX-512: Genoa, Bergamo, Siena, Raphael,
+ * Phoenix) executes each 512-bit operation on a pair of its four 256-bit
+ * pipes; Intel's AVX-512 cores and Zen 5 desktop and server parts (family
+ * 0x1A) have 512-bit pipes.  (Zen 5 mobile parts split too and are not
+ * told apart here.)  Family 0x19 without AVX-512 (Zen 3) never runs the
+ * AVX-512 variant, so the family alone decides. */
+int rp_cpu_splits512(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return 0;
+    int amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "AuthenticAMD" */
+    if (!amd || !__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    unsigned fam = (a >> 8) & 0xfu;
+    if (fam == 0xfu)
+        fam += (a >> 20) & 0xffu;
+    return fam == 0x19u;
+}
+#else
+int rp_cpu_splits512(void) { return 0; }
 #endif
