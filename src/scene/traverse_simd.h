@@ -482,18 +482,20 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
                                  uint8_t *occluded, int closest, size_t i, size_t m,
                                  pentry *stack, size_t cap, qentry *rstack, qray *qs) {
     vray r;
-    ld_rays(rays, i, m, NEED_D | NEED_RD | NEED_WT, &r);
+    ld_rays(rays, i, m, NEED_D | NEED_RD, &r); /* the frame below (NEED_WT's) */
     vm act = ld_active(active, i, m);
     vm live = m_and(act, vf_eq(r.rdx, r.rdx));
     if (!m_any(live))
         return RP_OK;
 #if defined(RP_SIMD_MIXED_PACKETS)
     /* mixed signs: another width's packets where RP_SIMD_MIXED_ON (the
-     * AVX-512 variant's 8-lane packets, kernels_avx512.c) */
+     * AVX-512 variant's 8-lane packets, kernels_avx512.c), before this
+     * packet's watertight frame (divisions) is made for nothing */
     if (RP_SIMD_MIXED_ON && lanes_octant(&r, live) < 0)
         return RP_SIMD_MIXED_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
                                      m, stack, cap, rstack);
 #endif
+    wt_setup_v(&r);
     wt_uniform(&r, live);
     vbox_ray br;
     box_ray_setup(&r, live, s->bound, &br);
