@@ -692,6 +692,7 @@ static void test_errors(void) {
 
 int main(void) {
     size_t mt_diffs = 0, mt_lanes = 0;
+    tested_isas("test_scene"); /* first: it may skip the whole test (isas.h) */
     test_errors();
     test_threads_build();
     test_deep();
