@@ -9,8 +9,10 @@
 #error "dispatch must be built at the baseline ISA: a wide ISA flag reached it"
 #endif
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,29 @@ static const char *const names[RP_ISA_COUNT] = {"scalar", "sse41", "avx2", "avx5
  * RP_AVX512_MIXED=8 or 16 overrides (tests run both). */
 int rp_avx512_mixed8;
 
+/* And every packet, of one sign or not, 8 rays wide on a large scene where
+ * 512-bit operations split: there the 16 rays of a camera's or a light's
+ * packet reach triangles each a few pixels wide (or less) and go different
+ * ways in the lower levels, where a 16-lane step costs two 8-lane ones on
+ * those cores whatever the lanes in play; on a small scene the 16 lanes
+ * stay together and one packet's node and stack work serves 16 rays.
+ * Measured on AMD Zen 4, 2026-11-27, rows over Embree's rtcIntersect1 of
+ * the same run, primary / shadow rays:
+ *   - every packet 8 wide on every mesh against mixed signs only (two
+ *     alternated runs): bunny (75k triangles) 2.49 -> 2.30 and 1.94 ->
+ *     1.80; 300k 2.05 -> 2.03 and 1.56 -> 1.57; 1.2M 1.63 -> 1.70 and
+ *     1.25 -> 1.32; 4.8M 1.33 -> 1.33 and 1.08 -> 1.14;
+ *   - this rule against the parent (bench/ab.sh, three alternated runs,
+ *     medians): 1.2M 1.65 -> 1.69 and 1.26 -> 1.32; 4.8M 1.34 -> 1.31 and
+ *     1.08 -> 1.14 (diffuse 1.00 -> 1.02); the smaller meshes, whose code
+ *     did not change, and the AVX2 rows moved by -0.5% to +6% (noise).
+ * So from 2^19 triangles on (between 300k and 1.2M, where the two cross)
+ * on those cores, never elsewhere (Sapphire Rapids and Zen 5 have 512-bit
+ * pipes: not measured); RP_AVX512_PACKET8_TRIS=N overrides (0: every
+ * scene).  The count is a stand-in for how many triangles a 16-ray packet
+ * meets, which also depends on the image's resolution and framing. */
+size_t rp_avx512_packet8_tris = SIZE_MAX;
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned native_isas;   /* written once under `once` */
 static rp_isa auto_isa;        /* written once under `once` */
@@ -96,7 +121,8 @@ static void init_once(void) {
             auto_isa = order[i];
             break;
         }
-    rp_avx512_mixed8 = rp_cpu_splits512();
+    int split = rp_cpu_splits512();
+    rp_avx512_mixed8 = split;
     const char *mixed = getenv("RP_AVX512_MIXED");
     if (mixed && *mixed) {
         if (!strcmp(mixed, "8") || !strcmp(mixed, "16"))
@@ -104,6 +130,17 @@ static void init_once(void) {
         else
             fprintf(stderr, "raypack: RP_AVX512_MIXED=%s is not 8 or 16; using %d\n", mixed,
                     rp_avx512_mixed8 ? 8 : 16);
+    }
+    rp_avx512_packet8_tris = split ? RP_AVX512_PACKET8_TRIS_SPLIT : SIZE_MAX;
+    const char *p8 = getenv("RP_AVX512_PACKET8_TRIS");
+    if (p8 && *p8) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p8, &end, 10);
+        if (p8[0] < '0' || p8[0] > '9' || *end || errno)
+            fprintf(stderr, "raypack: RP_AVX512_PACKET8_TRIS=%s is not a number of triangles; ignored\n", p8);
+        else
+            rp_avx512_packet8_tris = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
     }
     rp_isa want = auto_isa;
     const char *env = getenv("RP_ISA");

@@ -245,7 +245,10 @@ static inline void bc_prim2(const float *p, const float *q, int nf, vf *out) {
  * nodes, and a 512-bit operation occupies two 256-bit pipes of Zen 4.  The
  * same tests either way, so the same results (each lane's is the
  * reference's). */
-#define RP_SIMD_MIXED_PACKETS rp_scene_packets8_avx512
+#define RP_SIMD_NARROW_PACKETS rp_scene_packets8_avx512
 #define RP_SIMD_MIXED_ON rp_avx512_mixed8
+/* And every packet of a query on a large scene, where
+ * rp_avx512_packet8_tris says so (src/dispatch.c). */
+#define RP_SIMD_NARROW_ON(s) ((s)->ntris >= rp_avx512_packet8_tris)
 
 #include "simd/kernels.h"

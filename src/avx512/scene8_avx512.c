@@ -4,7 +4,8 @@
  * (src/avx2/layer_avx2.h), built with the AVX-512 flags (the compiler may
  * then use EVEX encodings and 32 registers; the operations are the
  * layer's).  kernels_avx512.c hands it the packets whose rays' direction
- * signs differ (RP_SIMD_MIXED_PACKETS there), as one function,
+ * signs differ, and every packet of a query on a large scene
+ * (RP_SIMD_NARROW_PACKETS there), as one function,
  * rp_scene_packets8_avx512 (scene.h).  No table: the variant is
  * kernels_avx512.c's.
  */

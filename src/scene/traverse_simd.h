@@ -15,8 +15,9 @@
  * tests its nodes lane by lane, a node's children in one register
  * (lane_nodes); the AVX-512 variant walks such packets as AVX2 does, in
  * packets of 8 in 256-bit registers, on cores that split 512-bit
- * operations (RP_SIMD_MIXED_PACKETS, src/avx512/scene8_avx512.c).  The
- * same tests either way, so the same results.
+ * operations, and there every packet on a large scene
+ * (RP_SIMD_NARROW_PACKETS, src/avx512/scene8_avx512.c).  The same tests
+ * either way, so the same results.
  * Packets: a child is entered when the conservative box test of the
  * reference (rp_ref_slab_wt_entry, here for W rays against one broadcast
  * box, or one ray against a node's boxes, the same operations lane by
@@ -487,12 +488,12 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     vm live = m_and(act, vf_eq(r.rdx, r.rdx));
     if (!m_any(live))
         return RP_OK;
-#if defined(RP_SIMD_MIXED_PACKETS)
+#if defined(RP_SIMD_NARROW_PACKETS)
     /* mixed signs: another width's packets where RP_SIMD_MIXED_ON (the
      * AVX-512 variant's 8-lane packets, kernels_avx512.c), before this
      * packet's watertight frame (divisions) is made for nothing */
     if (RP_SIMD_MIXED_ON && lanes_octant(&r, live) < 0)
-        return RP_SIMD_MIXED_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
+        return RP_SIMD_NARROW_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
                                      m, stack, cap, rstack);
 #endif
     wt_setup_v(&r);
@@ -871,8 +872,15 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
         for (size_t i = 0; i < rays->n; i += V_W)
             rays_walk(s, rays, active, hits, mesh, occluded, i, min_w(rays->n - i), rstack);
     } else {
-        st = scene_packets(s, rays, active, flags, hits, mesh, occluded, closest, 0, rays->n,
-                           stack, cap, rstack, qs);
+#if defined(RP_SIMD_NARROW_PACKETS) && defined(RP_SIMD_NARROW_ON)
+        if (RP_SIMD_NARROW_ON(s)) /* every packet another width's (the AVX-512
+                                   * variant's 8 lanes on large scenes) */
+            st = RP_SIMD_NARROW_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, 0,
+                                       rays->n, stack, cap, rstack);
+        else
+#endif
+            st = scene_packets(s, rays, active, flags, hits, mesh, occluded, closest, 0,
+                               rays->n, stack, cap, rstack, qs);
     }
     if (stack != local)
         free(stack);

@@ -25,12 +25,13 @@
  *   src/simd/occluded.h       the any-hit loops and entry point
  *   src/simd/prepare.h        rp_rays_prepare's loop (1 / d per ray)
  *   src/scene/traverse_simd.h the scene traversals (over block.h, prim.h)
- * and last the dispatch table, RP_SIMD_TABLE.  A variant may also hand its
- * scene packets of mixed direction signs to another width's where
- * RP_SIMD_MIXED_ON (an int) is nonzero (defining RP_SIMD_MIXED_PACKETS as
+ * and last the dispatch table, RP_SIMD_TABLE.  A variant may also hand
+ * scene packets to another width's (defining RP_SIMD_NARROW_PACKETS as
  * that function, which a second file makes from this template with
  * RP_SIMD_PACKETS_FN defined: then only block.h, prim.h and the
- * traversal, and no table).
+ * traversal, and no table): its packets of mixed direction signs where
+ * RP_SIMD_MIXED_ON (an int) is nonzero, and every packet of a query on
+ * scene s where RP_SIMD_NARROW_ON(s) is.
  *
  * The vector layer (static inline functions of the ISA file):
  *   types  vf (W floats), vi (W uint32), vm (a W-lane mask); V_W (= W);
