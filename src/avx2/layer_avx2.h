@@ -38,6 +38,11 @@ static inline float vf_hmin_lanes(vf a) {
  * ways (the rows that run this swap: slab/<variant>/packet, i.e.
  * intersect_aabb; aabb/ rows pick planes by vf_planes and did not move):
  * - AMD Zen 5: two vblendvps 5% faster (docs/PERFORMANCE-LOG.md, issue 13).
+ * - AMD Zen 4 (EPYC, 2 vCPUs, 2026-11-27, bench/ab.sh, three alternated
+ *   runs, medians): two vblendvps 7% faster, slab/avx2/packet 2.22 ->
+ *   2.06 cyc/test (slab/autovec/packet 1.98 and 2.00 in the same runs:
+ *   0.89x -> 0.97x); the scene walk's mixed-sign box tests, which swap
+ *   here too, within 2% on every AVX2 and AVX-512 row (bunny, 1.2M).
  * - Intel Sapphire Rapids (Golden Cove, "Intel(R) Xeon(R) Processor", 2
  *   vCPUs, 2026-11-26): two vblendvps slower.  slab/avx2/packet cycles per
  *   test over slab/autovec/packet's in the same run, medians of 12
@@ -48,7 +53,9 @@ static inline float vf_hmin_lanes(vf a) {
  *       --benchmark_filter='^slab/(avx2|autovec)/packet'
  *       --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
  *       --benchmark_min_time=0.2
- * They conflict, so the xor swap stays (the generic build runs on both). */
+ * They conflict, so the xor swap stays (the generic build runs on both).
+ * A choice by vendor would give AMD cores 5-7% on this one kernel, and on
+ * Zen 4 still leave slab/avx2/packet under its autovec (0.97x). */
 static inline void vf_cswap(vm m, vf *a, vf *b) {
     vf d = simde_mm256_and_ps(simde_mm256_xor_ps(*a, *b), m);
     *a = simde_mm256_xor_ps(*a, d);
