@@ -138,7 +138,9 @@ static void init_once(void) {
         errno = 0;
         unsigned long long v = strtoull(p8, &end, 10);
         if (p8[0] < '0' || p8[0] > '9' || *end || errno)
-            fprintf(stderr, "raypack: RP_AVX512_PACKET8_TRIS=%s is not a number of triangles; ignored\n", p8);
+            fprintf(stderr,
+                    "raypack: RP_AVX512_PACKET8_TRIS=%s is not a number of triangles; ignored\n",
+                    p8);
         else
             rp_avx512_packet8_tris = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
     }

@@ -494,7 +494,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
      * packet's watertight frame (divisions) is made for nothing */
     if (RP_SIMD_MIXED_ON && lanes_octant(&r, live) < 0)
         return RP_SIMD_NARROW_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
-                                     m, stack, cap, rstack);
+                                      m, stack, cap, rstack);
 #endif
     wt_setup_v(&r);
     wt_uniform(&r, live);
