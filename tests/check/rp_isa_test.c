@@ -8,8 +8,11 @@
  * with: a name that is not a variant, or a variant that cannot run here,
  * prints exactly one warning on stderr (however many calls follow) and
  * falls back to the automatic choice; a runnable one is used silently.
+ * The AVX-512 tuning variables RP_AVX512_MIXED (8 or 16) and
+ * RP_AVX512_PACKET8_TRIS (a decimal count) likewise: a bad value adds
+ * exactly one warning that names it, and changes nothing else here.
  * stderr is redirected to a temporary file before the first library call
- * so the warning can be counted.
+ * so the warnings can be counted.
  */
 #define _POSIX_C_SOURCE 200809L /* dup, dup2, fileno */
 #include <stdio.h>
@@ -95,8 +98,20 @@ static int test_set_isa(void) {
     return 0;
 }
 
+/* Whether the library must warn about a tuning variable's value
+ * (src/dispatch.c): RP_AVX512_MIXED other than 8 or 16, or
+ * RP_AVX512_PACKET8_TRIS not all decimal digits; unset or empty: no. */
+static int bad_mixed(const char *v) { return v && *v && strcmp(v, "8") && strcmp(v, "16"); }
+static int bad_count(const char *v) {
+    if (!v || !*v)
+        return 0;
+    return strspn(v, "0123456789") != strlen(v) || strlen(v) > 19;
+}
+
 static int test_env(void) {
     const char *env = getenv("RP_ISA");
+    const char *mixed = getenv("RP_AVX512_MIXED"), *p8 = getenv("RP_AVX512_PACKET8_TRIS");
+    int tune = bad_mixed(mixed) + bad_count(p8);
     fflush(stderr);
     FILE *tmp = tmpfile();
     int saved = dup(2);
@@ -117,22 +132,26 @@ static int test_env(void) {
     close(saved);
 
     /* the warning lines */
-    char line[512], shown[512] = "";
+    char line[512], shown[512] = "", all[2048] = "";
     int warnings = 0, lines = 0;
     rewind(tmp);
     while (fgets(line, sizeof line, tmp)) {
         lines++;
         if (strstr(line, "raypack")) {
             warnings++;
-            snprintf(shown, sizeof shown, "%s", line);
-            shown[strcspn(shown, "\n")] = 0;
+            if (!strstr(line, "RP_AVX512_")) { /* RP_ISA's */
+                snprintf(shown, sizeof shown, "%s", line);
+                shown[strcspn(shown, "\n")] = 0;
+            }
+            if (strlen(all) + strlen(line) < sizeof all)
+                strcat(all, line);
         }
         fputs(line, stderr); /* let the test log show it */
     }
     fclose(tmp);
     printf("# RP_ISA=%s, active at start: %s, automatic: %s\n", env ? env : "(unset)",
            rp_isa_name(first), rp_isa_name(automatic));
-    if (warnings)
+    if (*shown)
         printf("# warning: %s\n", shown);
 
     rp_isa forced;
@@ -141,13 +160,19 @@ static int test_env(void) {
     ok(automatic == widest_native(), "the automatic choice is %s%s", rp_isa_name(widest_native()), "");
     if (!env || !*env || usable) {
         rp_isa want = env && *env && forced != RP_ISA_AUTO ? forced : automatic;
-        ok(warnings == 0 && lines == 0, "RP_ISA=%s: no warning%s", env ? env : "(unset)", "");
+        ok(warnings == tune && lines == tune, "RP_ISA=%s: no warning%s", env ? env : "(unset)",
+           tune ? " of its own" : "");
         ok(first == want, "RP_ISA=%s: the library starts with %s", env ? env : "(unset)", rp_isa_name(want));
     } else {
-        ok(warnings == 1 && lines == 1, "RP_ISA=%s: exactly one warning line on stderr%s", env, "");
-        ok(warnings == 1 && strstr(shown, env) != NULL, "the warning names the value %s%s", env, "");
+        ok(warnings == 1 + tune && lines == 1 + tune,
+           "RP_ISA=%s: exactly one warning line on stderr%s", env, tune ? " of its own" : "");
+        ok(strstr(shown, env) != NULL, "the warning names the value %s%s", env, "");
         ok(first == automatic, "RP_ISA=%s: falls back to the automatic choice %s", env, rp_isa_name(automatic));
     }
+    if (bad_mixed(mixed))
+        ok(strstr(all, mixed) != NULL, "RP_AVX512_MIXED=%s: one warning that names it%s", mixed, "");
+    if (bad_count(p8))
+        ok(strstr(all, p8) != NULL, "RP_AVX512_PACKET8_TRIS=%s: one warning that names it%s", p8, "");
     rp_set_isa(RP_ISA_AUTO);
     return 0;
 }
