@@ -311,6 +311,85 @@ RP_INLINE float vf_hmin(vf a, vm m) {
     return vf_hmin_lanes(vf_select(m, a, vf_set1(INFINITY)));
 }
 
+/* The packet's frustum (Embree's coherent traversal; Wald, Boulos and
+ * Shirley 2007, "Ray tracing deformable scenes using dynamic bounding
+ * volume hierarchies"): bounds over the live lanes of a packet of one
+ * octant with box_fast's short form, such that a child some lane passes
+ * (box_test) passes frustum_node, which tests a node's children together,
+ * eight to a register (the node layer), instead of each child for every
+ * lane.  Why it is conservative: IEEE 754 operations are monotone in each
+ * operand in every rounding mode, and so with FTZ and DAZ (a flushed
+ * value keeps its order).  A lane's slab value t0 = (near - on) * rd
+ * (box_slab) with rd > 0 (the octant's sign on that axis) rises with near
+ * - on, which falls as on rises, so the difference from the greatest on,
+ * d0, is at most the lane's; and for a fixed d0, d0 * x is monotone in x,
+ * so t0 is at least the least of d0 * rdlo and d0 * rdhi, the least and
+ * greatest rd of the lanes.  With rd < 0 the least on, and the same two
+ * products.  The far value t1 = (far - of) * rd is at most the greatest of
+ * d1 * rdlo and d1 * rdhi, d1 from the least of (rd > 0) or the greatest
+ * (rd < 0).  So for every lane, max over the axes of the bounds of t0 and
+ * the least tmin are at most its max(tn, tmin), and the least of the
+ * bounds of t1 and the greatest best at least its min(tf, best): a lane
+ * passes only where the frustum does.  In the short form every value is
+ * finite and rd nonzero (box_fast), so no product is NaN; an empty
+ * child's inverted box (lo +inf, hi -inf) gives +inf for every t0 bound
+ * and -inf for every t1 bound, and fails (as in qray_nodeN).  The entry it
+ * gives a child is at most every lane's: the pop's test (best >= entry)
+ * drops no lane that could pass. */
+typedef struct pfrustum {
+    float o0[3], o1[3];     /* the grown origin each near (o0) and far (o1) difference is made from */
+    float rdlo[3], rdhi[3]; /* least and greatest rd of the lanes */
+    float tmin, best;       /* least tmin, greatest best t of the lanes in play */
+} pfrustum;
+
+/* Horizontal maximum of the lanes of m (m not empty; a NaN: +inf). */
+RP_INLINE float vf_hmax(vf a, vm m) { return -vf_hmin(vf_xorsign(a, vf_set1(-1.0f)), m); }
+
+/* The frustum of the live lanes of a packet with b->fast and b->oct >= 0;
+ * best: each lane's best t (tmax). */
+RP_INLINE void frustum_setup(const vray *r, const vbox_ray *b, vm live, vf best, pfrustum *f) {
+    const vf rd[3] = {r->rdx, r->rdy, r->rdz};
+    for (int a = 0; a < 3; a++) {
+        int neg = (b->oct >> a) & 1;
+        if (b->uni) { /* one grown origin (box_uniform) */
+            f->o0[a] = b->uon[a];
+            f->o1[a] = b->uof[a];
+        } else {
+            f->o0[a] = neg ? vf_hmin(b->on[a], live) : vf_hmax(b->on[a], live);
+            f->o1[a] = neg ? vf_hmax(b->of[a], live) : vf_hmin(b->of[a], live);
+        }
+        f->rdlo[a] = vf_hmin(rd[a], live);
+        f->rdhi[a] = vf_hmax(rd[a], live);
+    }
+    f->tmin = vf_hmin(r->tmin, live);
+    f->best = vf_hmax(best, live);
+}
+
+/* The children of nd that the frustum passes (a bit per child; every
+ * child some lane passes is among them); ent[k]: a bound below every
+ * lane's entry into child k. */
+RP_INLINE unsigned frustum_node(const pfrustum *f, const rp_bvh_node *nd, int oct,
+                                float ent[RP_BVH_WIDTH]) {
+    unsigned h = 0;
+    for (int kk = 0; kk < RP_BVH_WIDTH; kk += RP_N_LANES) {
+        vn t0[3], t1[3];
+        for (int a = 0; a < 3; a++) {
+            int neg = (oct >> a) & 1;
+            const float *pn = neg ? nd->hi[a] : nd->lo[a], *pf = neg ? nd->lo[a] : nd->hi[a];
+            vn d0 = n_sub(n_load(pn + kk), n_set1(f->o0[a]));
+            vn d1 = n_sub(n_load(pf + kk), n_set1(f->o1[a]));
+            vn lo = n_set1(f->rdlo[a]), hi = n_set1(f->rdhi[a]);
+            t0[a] = n_min(n_mul(d0, lo), n_mul(d0, hi));
+            t1[a] = n_max(n_mul(d1, lo), n_mul(d1, hi));
+        }
+        vn tn, fail;
+        vn pass = node_short(t0, t1, n_set1(f->tmin), n_set1(f->best), &tn, &fail);
+        n_store(ent + kk, tn);
+        h |= n_bits(pass) << kk;
+    }
+    return h;
+}
+
 /* The mask of lane l alone. */
 RP_INLINE vm lane_mask(int l) {
     /* from registers: a mask loaded from bytes just stored waits for
@@ -534,6 +613,12 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
     lane_box lb;
     if (perlane)
         lane_box_setup(r, br, &lb);
+    /* one octant, short form: a node's children by the packet's frustum,
+     * and a leaf's box by each lane as it is reached */
+    const int fr = !lone && br->fast && br->oct >= 0 && br->uni;
+    pfrustum fru = {0};
+    if (fr)
+        frustum_setup(r, br, live, r->tmax, &fru);
     size_t sp = 0;
     stack[sp++] = (pentry){0, -INFINITY, m_bits(live)};
     while (sp && m_any(todo)) {
@@ -573,7 +658,10 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         /* by lanes where few lanes are in play (LANE_NODES_MAX) */
         const int bylane = perlane && (LANE_NODES_MAX >= V_W || /* (then every count) */
                                        __builtin_popcount(play) <= LANE_NODES_MAX);
-        if (bylane) {
+        float fe[RP_BVH_WIDTH];
+        if (fr) {
+            hit = frustum_node(&fru, nd, br->oct, fe);
+        } else if (bylane) {
             float bt[V_W];
             vf_storeu(bt, best);
             hit = lane_nodes(&lb, nd, play, bt, lanes, emin);
@@ -603,6 +691,9 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             unsigned hb;
             if (bylane) { /* (a leaf before may have ended lanes) */
                 hb = lanes[k] & m_bits(todo);
+            } else if (fr) { /* every lane not done; a leaf's box below */
+                h = todo;
+                hb = m_bits(h);
             } else {
                 entry = ents[k];
                 h = m_and(hs[k], todo);
@@ -611,6 +702,9 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             if (!hb)
                 continue;
             if (nd->count[k]) { /* a leaf: its triangles now */
+                if (fr && !m_any(m_and(box_test(r, br, nd, k, best, &entry), todo)))
+                    continue; /* no lane passes its box */
+                int newbest = 0;
                 if (lone && !(hb & (hb - 1u))) { /* for one lane: its blocks */
                     int l = __builtin_ctz(hb);
                     if (lone_walk(s, rays, i, l, (qentry){nd->child[k], nd->count[k], 0.0f},
@@ -674,7 +768,10 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                     /* one select (a branch and a store per lane here made
                      * AVX-512 primary rays 16% slower: docs/PERFORMANCE-LOG.md) */
                     bgv = vi_select(acc, vi_set1(g), bgv);
+                    newbest = 1;
                 }
+                if (fr && newbest) /* the frustum's bound on the best t */
+                    fru.best = vf_hmax(best, todo);
                 continue;
             }
             /* an inner node: on the stack, nearest popped first; any hit
@@ -684,7 +781,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                 kids[nk++] = (pentry){nd->child[k], -INFINITY, hb};
                 continue;
             }
-            float en = bylane ? emin[k] : vf_hmin(entry, h);
+            float en = bylane ? emin[k] : fr ? fe[k] : vf_hmin(entry, h);
             int j = nk++;
             while (j > 0 && kids[j - 1].entry < en) {
                 kids[j] = kids[j - 1];

@@ -238,6 +238,8 @@ typedef struct ccase {
     unsigned flags;
     unsigned hint; /* scene cases: 0, RP_COHERENT or RP_INCOHERENT (the scene query only) */
     int coherent; /* --coherent: 1 + the octant most rays' directions are folded into */
+    int camera;    /* --coherent, scene cases, one in two: most rays from cam (a camera's) */
+    float cam[3];
     int style, active_mode, prefill;
     int used[A_COUNT];
     int is_out[A_COUNT];  /* compared with the reference run */
@@ -499,6 +501,14 @@ static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
         o[k] = coord(r, style);
         d[k] = style == S_GRID ? (float)((int)below(r, 5) - 2) : rangef(r, -1.0f, 1.0f);
     }
+    /* a camera's case: 97 rays in 100 from its point, so that most packets
+     * share their origin (the packet walks' frustum, src/scene/traverse_simd.h) */
+    const int from_cam = c->camera && !chance(r, 3);
+    if (from_cam) { /* aimed at the scene or random, not along an axis or zero */
+        memcpy(o, c->cam, sizeof o);
+        if (kind == R_AXIS || kind == R_ZERO)
+            kind = c->count ? R_AIM : R_RANDOM;
+    }
     const float *p = NULL;
     if (c->count)
         p = prims + (size_t)prim_floats(family) * below(r, (uint32_t)c->count);
@@ -512,7 +522,7 @@ static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
             float e = pt[k] - o[k];
             d[k] = finite_bits(e) ? e : 1.0f;
         }
-        if (chance(r, 20)) { /* the same line from farther away */
+        if (!from_cam && chance(r, 20)) { /* the same line from farther away */
             for (int k = 0; k < 3; k++) {
                 float e = d[k] * 2.0f;
                 o[k] = pt[k] - e;
@@ -560,14 +570,14 @@ static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
     default:
         break;
     }
-    if (chance(r, 5)) /* from (+-0, +-0, +-0) */
+    if (!from_cam && chance(r, 5)) /* from (+-0, +-0, +-0) */
         for (int k = 0; k < 3; k++) o[k] = chance(r, 50) ? 0.0f : -0.0f;
-    if (chance(r, 3)) for (int k = 0; k < 3; k++) o[k] *= 1e30f / 8.0f;
+    if (!from_cam && chance(r, 3)) for (int k = 0; k < 3; k++) o[k] *= 1e30f / 8.0f;
     if (chance(r, 3)) for (int k = 0; k < 3; k++) d[k] *= 0x1p-140f; /* denormal */
     if (chance(r, 2)) for (int k = 0; k < 3; k++) d[k] *= 1e30f;
     /* the interval */
     unsigned q = below(r, 100);
-    if (q >= 70) {
+    if (q >= (from_cam ? 97u : 70u)) {
         static const float tv[] = {0.0f, -0.0f, 0.5f, 1.0f, 2.0f, 3.0f, 1.5f, 0.25f,
                                    -1.0f, -INFINITY, INFINITY, 1e30f, 0x1p-149f, 3.4e38f};
         tmin = tv[below(r, sizeof tv / sizeof tv[0])];
@@ -579,14 +589,18 @@ static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
     }
     /* special values, last */
     for (int k = 0; k < 3; k++) {
+        if (from_cam) /* (a camera's rays: plain, most of them) */
+            continue;
         maybe_special(r, style, &o[k]);
         maybe_special(r, style, &d[k]);
     }
-    maybe_special(r, style, &tmin);
-    maybe_special(r, style, &tmax);
+    if (!from_cam) {
+        maybe_special(r, style, &tmin);
+        maybe_special(r, style, &tmax);
+    }
     /* --coherent: 9 rays in 10 take the case's signs of d (whole packets
      * with one octant, where the box packets choose planes once) */
-    if (c->coherent && !chance(r, 10))
+    if (c->coherent && (from_cam || !chance(r, 10)))
         for (int k = 0; k < 3; k++)
             d[k] = copysignf(d[k], ((c->coherent - 1) >> k) & 1 ? -1.0f : 1.0f);
     F(c, A_OX)[i] = o[0]; F(c, A_OY)[i] = o[1]; F(c, A_OZ)[i] = o[2];
@@ -895,8 +909,12 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
     if (kd->scene)
         scene_split(&r, c, prims);
     /* rays (aimed at the primitives before those get special values) */
-    if (coherent)
+    if (coherent) {
         c->coherent = 1 + (int)below(&r, 8);
+        c->camera = kd->scene && chance(&r, 50);
+        for (int k = 0; c->camera && k < 3; k++)
+            c->cam[k] = coord(&r, c->style);
+    }
     for (size_t i = 0; i < n; i++)
         gen_ray(&r, c, i, prims);
     for (size_t j = 0; j < count * (size_t)pf; j++) {
