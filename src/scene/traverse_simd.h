@@ -1018,7 +1018,15 @@ static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const ui
  *     the rays of its packet that pass child k (+inf where none does).  A
  *     packet where box_test would not take its short form (a live ray not
  *     plain, or tmin > best), which the walk does not test by lanes, is
- *     left out: hit 0 and emin NaN for its rays. */
+ *     left out: hit 0 and emin NaN for its rays;
+ *   - scene_frustum_packet: the frustum node test (frustum_setup,
+ *     frustum_node) of the packet of rays i .. i+w-1 (*w = min(m, V_W))
+ *     with per-ray best t against nd: the children it passes (*hit, bit
+ *     k) and its entries; returns 0 (nothing written) where the walk
+ *     would use no frustum whatever the origins (a live lane not plain,
+ *     tmin > best, mixed signs, or no live lane).  It must pass every
+ *     child that one of the packet's rays passes (rp_ref_slab_wt_steps),
+ *     with an entry at most that ray's: a bound, tested as one. */
 static unsigned scene_node_ray(const rp_rays *rays, size_t i, float bound,
                                const rp_bvh_node *nd, float best, float *ent) {
     qray q;
@@ -1074,6 +1082,22 @@ static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float boun
             entry[i0 - i + l] = e[l];
         }
     }
+}
+
+static int scene_frustum_packet(const rp_rays *rays, size_t i, size_t m, float bound,
+                                const rp_bvh_node *nd, const float *best, size_t *w,
+                                unsigned *hit, float *entry) {
+    *w = min_w(m);
+    vray r;
+    vbox_ray br;
+    float b[V_W];
+    vm live = check_packet_setup(rays, i, *w, bound, best, &r, &br, b);
+    if (!m_any(live) || !br.fast || br.oct < 0)
+        return 0;
+    pfrustum f;
+    frustum_setup(&r, &br, live, vf_loadu(b), &f);
+    *hit = frustum_node(&f, nd, br.oct, entry);
+    return 1;
 }
 
 static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float bound,

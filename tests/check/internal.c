@@ -21,6 +21,15 @@
  *                        mostly plain directions, as the walk takes this
  *                        step only where every ray is plain (the rays it
  *                        left out are counted);
+ *   internal_frustum     a packet's frustum node test (scene_frustum_packet,
+ *                        the walk's for a packet of one octant): every
+ *                        child that one of the packet's rays passes
+ *                        (rp_ref_slab_wt_steps, with its best t) passes,
+ *                        with an entry at most that ray's; packets of one
+ *                        octant with one origin (as a camera's) or apart,
+ *                        boxes and best t at the reference's boundaries;
+ *                        the packets without a frustum are counted, and a
+ *                        run of 100 cases or more where none had one fails;
  *   internal_block_ray   no lane dropped that the reference hits in
  *                        [tmin, best] (rp_ref_wt_eval, rp_ref_wt_t), no bit
  *                        past the leaf's count, and each lane kept with
@@ -166,11 +175,12 @@ static int fsame(float a, float b) {
     return x == y;
 }
 
-static const char *const inames[4] = {"internal_node_ray", "internal_box_packet",
-                                      "internal_block_ray", "internal_lane_nodes"};
+static const char *const inames[5] = {"internal_node_ray", "internal_box_packet",
+                                      "internal_block_ray", "internal_lane_nodes",
+                                      "internal_frustum"};
 
 int rpc_internal_selected(const char *kernel_list) {
-    for (int f = 0; f < 4; f++)
+    for (int f = 0; f < 5; f++)
         if (rpc_name_selected(kernel_list, inames[f]))
             return 1;
     return 0;
@@ -390,6 +400,43 @@ static int check_packet(const rp_kernels *kt, const ncase *c, size_t n, int k, i
     return bad != 0;
 }
 
+/* The frustum: 1 if a packet's frustum drops a child that one of its rays
+ * passes (the reference, with the ray's best t), or gives that child an
+ * entry above the ray's; *pk, *nf: packets, and packets without a frustum. */
+static int check_frustum(const rp_kernels *kt, const ncase *c, size_t n, int pr,
+                         unsigned long *pk, unsigned long *nf) {
+    int bad = 0;
+    for (size_t i = 0; i < n;) {
+        size_t w = 0;
+        unsigned h = 0;
+        float ent[RP_BVH_WIDTH];
+        int took = kt->scene_frustum_packet(&c->rays, i, n - i, c->bound, &c->nd, c->best + i,
+                                            &w, &h, ent);
+        if (w == 0)
+            return 1; /* (no progress: a broken entry point) */
+        (*pk)++;
+        *nf += !took;
+        for (size_t l = i; took && l < i + w; l++)
+            for (int k = 0; k < RP_BVH_WIDTH; k++) {
+                float e = 0.0f;
+                if (!ref_child(c, l, k, c->best[l], &e))
+                    continue;
+                int d = !((h >> k) & 1u) || !(ent[k] <= e);
+                if (d && pr && bad < 2) {
+                    printf("    ray %zu (packet of %zu from ray %zu), child %d: reference entry "
+                           "%a (best %a), frustum %s, entry %a\n",
+                           l, w, i, k, (double)e, (double)c->best[l],
+                           (h >> k) & 1u ? "passes" : "drops it", (double)ent[k]);
+                    print_ray(&c->rays, l);
+                    print_box(&c->nd, k);
+                }
+                bad += d;
+            }
+        i += w;
+    }
+    return bad != 0;
+}
+
 /* lane_nodes: 1 if the variant differs from the reference; *out: the rays
  * left out (their packet not plain) */
 static int check_lanes(const rp_kernels *kt, const ncase *c, size_t n, int pr,
@@ -579,10 +626,11 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
         (*failed)++;
         return;
     }
-    for (int f = 0; f < 4; f++) {
+    for (int f = 0; f < 5; f++) {
         if (!rpc_name_selected(kernel_list, inames[f]))
             continue;
         unsigned long kf[RP_ISA_COUNT] = {0}, dropped = 0, lanes = 0, left = 0, rays_n = 0;
+        unsigned long fpk = 0, fnf = 0;
         int tested = 0;
         for (int v = 0; v < nisa; v++) {
             rp_set_isa(isas[v]);
@@ -595,12 +643,12 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                 irng r = {seed ^ (0x51ed2701u * (uint64_t)(f + 1)) ^ (it * 0x9e3779b97f4a7c15ULL)};
                 int bad;
                 rays.n = 40;
-                if (f == 0 || f == 1 || f == 3) {
+                if (f == 0 || f == 1 || f == 3 || f == 4) {
                     static ncase c;
                     size_t n = f == 0 ? 1 : 1 + ibelow(&r, 37);
                     c.rays = rays;
                     c.rays.n = n;
-                    iplain = f == 3 && ibelow(&r, 4) != 0;
+                    iplain = (f == 3 || f == 4) && ibelow(&r, 4) != 0;
                     gen_node(&r, &c, n);
                     iplain = 0;
                     /* best per ray: a boundary of the reference's (child 0..3) */
@@ -623,6 +671,15 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                             printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
                                    rp_isa_name(isas[v]), it, seed);
                             check_node(kt, &c, 1);
+                            printed++;
+                        }
+                    } else if (f == 4) {
+                        bad = check_frustum(kt, &c, n, 0, &fpk, &fnf);
+                        if (bad && printed < 2) {
+                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
+                                   rp_isa_name(isas[v]), it, seed);
+                            unsigned long a = 0, b = 0;
+                            check_frustum(kt, &c, n, 1, &a, &b);
                             printed++;
                         }
                     } else if (f == 3) {
@@ -685,6 +742,13 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
             printf(" (%lu of %lu lanes dropped)", dropped, lanes);
         if (f == 3)
             printf(" (%lu of %lu rays in packets left out: not plain)", left, rays_n);
+        if (f == 4) {
+            printf(" (%lu of %lu packets without a frustum)", fnf, fpk);
+            if (iterations >= 100 && fnf == fpk) { /* a test that tested nothing */
+                printf(" FAILED: no packet had a frustum");
+                (*failed)++;
+            }
+        }
         printf("\n");
         fflush(stdout);
     }
