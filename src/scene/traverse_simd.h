@@ -555,7 +555,8 @@ RP_INLINE unsigned lane_nodes(const lane_box *lb, const rp_bvh_node *nd, unsigne
 RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags, rp_hits *hits,
                                 uint32_t *mesh, uint8_t *occluded, int closest, size_t i,
                                 size_t m, pentry *stack, size_t cap, qentry *rstack, qray *qs,
-                                const vray *r, const vbox_ray *br, vm live, const int lone);
+                                const vray *r, const vbox_ray *br, vm live, const int lone,
+                                const int frustum);
 
 RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                                  unsigned flags, rp_hits *hits, uint32_t *mesh,
@@ -588,9 +589,12 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
      * at 1.2M triangles about 10% slower in one timed comparison.) */
     if (br.oct < 0)
         return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
-                           rstack, qs, &r, &br, live, 1);
+                           rstack, qs, &r, &br, live, 1, 0);
+    if (br.fast && br.uni) /* a third copy: the frustum's */
+        return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
+                           rstack, qs, &r, &br, live, 0, 1);
     return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap, rstack,
-                       qs, &r, &br, live, 0);
+                       qs, &r, &br, live, 0, 0);
 }
 
 /* scene_packet's walk, for the packet's rays *r (box set-up *br, lanes
@@ -598,7 +602,8 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
 RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags, rp_hits *hits,
                                 uint32_t *mesh, uint8_t *occluded, int closest, size_t i,
                                 size_t m, pentry *stack, size_t cap, qentry *rstack, qray *qs,
-                                const vray *r, const vbox_ray *br, vm live, const int lone) {
+                                const vray *r, const vbox_ray *br, vm live, const int lone,
+                                const int frustum) {
     vf best = vf_select(live, r->tmax, vf_set1(NAN)); /* NaN: a lane out of the game */
     vm nothas0 = closest ? vi_eq(ld_prim_index(hits->prim, i, m), vi_set1(RP_NO_HIT))
                          : m_lanes(0);
@@ -615,7 +620,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         lane_box_setup(r, br, &lb);
     /* one octant, short form: a node's children by the packet's frustum,
      * and a leaf's box by each lane as it is reached */
-    const int fr = !lone && br->fast && br->oct >= 0 && br->uni;
+    const int fr = frustum; /* (scene_packet: !lone, br->fast, br->oct >= 0, br->uni) */
     pfrustum fru = {0};
     if (fr)
         frustum_setup(r, br, live, r->tmax, &fru);
