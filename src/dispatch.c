@@ -73,8 +73,15 @@ static const char *const names[RP_ISA_COUNT] = {"scalar", "sse41", "avx2", "avx5
  * RP_AVX512_MIXED=8 or 16 overrides (tests run both). */
 int rp_avx512_mixed8;
 
-/* And every packet, of one sign or not, 8 rays wide on a large scene where
- * 512-bit operations split: there the 16 rays of a camera's or a light's
+/* And packets of one octant 8 or 16 rays wide as the query goes, where
+ * 512-bit operations split (rp_avx512_adapt; scene_packets in
+ * src/scene/traverse_simd.h has the rule and its measurements).  The rule
+ * before it, every packet 8 wide from 2^19 triangles on (ae614d0, kept as
+ * the override RP_AVX512_PACKET8_TRIS=N, 0: every scene), measured
+ * below, lost 15-20% on rp_trace's built-in scene of 1.06M triangles,
+ * larger ones than the subdivided bunny's: a triangle count does not say
+ * how many lanes of a packet meet each leaf.  That rule's reasons: on a
+ * large scene the 16 rays of a camera's or a light's
  * packet reach triangles each a few pixels wide (or less) and go different
  * ways in the lower levels, where a 16-lane step costs two 8-lane ones on
  * those cores whatever the lanes in play; on a small scene the 16 lanes
@@ -95,6 +102,7 @@ int rp_avx512_mixed8;
  * scene).  The count is a stand-in for how many triangles a 16-ray packet
  * meets, which also depends on the image's resolution and framing. */
 size_t rp_avx512_packet8_tris = SIZE_MAX;
+int rp_avx512_adapt;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned native_isas;   /* written once under `once` */
@@ -131,7 +139,8 @@ static void init_once(void) {
             fprintf(stderr, "raypack: RP_AVX512_MIXED=%s is not 8 or 16; using %d\n", mixed,
                     rp_avx512_mixed8 ? 8 : 16);
     }
-    rp_avx512_packet8_tris = split ? RP_AVX512_PACKET8_TRIS_SPLIT : SIZE_MAX;
+    rp_avx512_packet8_tris = SIZE_MAX;
+    rp_avx512_adapt = split;
     const char *p8 = getenv("RP_AVX512_PACKET8_TRIS");
     if (p8 && *p8) {
         char *end;
@@ -141,8 +150,10 @@ static void init_once(void) {
             fprintf(stderr,
                     "raypack: RP_AVX512_PACKET8_TRIS=%s is not a number of triangles; ignored\n",
                     p8);
-        else
+        else {
             rp_avx512_packet8_tris = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+            rp_avx512_adapt = 0;
+        }
     }
     rp_isa want = auto_isa;
     const char *env = getenv("RP_ISA");

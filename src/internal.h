@@ -157,10 +157,12 @@ RP_HIDDEN extern int rp_avx512_mixed8;
 
 /* The AVX-512 variant walks every scene packet 8 rays wide on scenes of at
  * least this many triangles (SIZE_MAX: never); the same results either
- * way.  Set once as rp_avx512_mixed8 is: RP_AVX512_PACKET8_TRIS_SPLIT
- * where rp_cpu_splits512(), else SIZE_MAX, or RP_AVX512_PACKET8_TRIS=N
- * (src/dispatch.c says why). */
-#define RP_AVX512_PACKET8_TRIS_SPLIT ((size_t)1 << 19)
+ * way.  Set once as rp_avx512_mixed8 is: SIZE_MAX, or
+ * RP_AVX512_PACKET8_TRIS=N.  rp_avx512_adapt: 1 where the variant picks
+ * the width of its packets of one octant as a query goes (scene_packets,
+ * src/scene/traverse_simd.h): rp_cpu_splits512() and no
+ * RP_AVX512_PACKET8_TRIS (src/dispatch.c says why). */
 RP_HIDDEN extern size_t rp_avx512_packet8_tris;
+RP_HIDDEN extern int rp_avx512_adapt;
 
 #endif

@@ -248,7 +248,10 @@ static inline void bc_prim2(const float *p, const float *q, int nf, vf *out) {
 #define RP_SIMD_NARROW_PACKETS rp_scene_packets8_avx512
 #define RP_SIMD_MIXED_ON rp_avx512_mixed8
 /* And every packet of a query on a large scene, where
- * rp_avx512_packet8_tris says so (src/dispatch.c). */
+ * rp_avx512_packet8_tris says so (RP_AVX512_PACKET8_TRIS), or packets of
+ * one octant as the query goes, where rp_avx512_adapt says so
+ * (scene_packets; src/dispatch.c). */
 #define RP_SIMD_NARROW_ON(s) ((s)->ntris >= rp_avx512_packet8_tris)
+#define RP_SIMD_ADAPT_ON rp_avx512_adapt
 
 #include "simd/kernels.h"

@@ -134,6 +134,11 @@ typedef struct pentry {
     float entry;    /* the smallest range entry (rn) over the lanes that hit it */
     unsigned lanes; /* the lanes that hit it (bit l: lane l) */
 } pentry;
+/* What a query's packets of one octant met: leaves visited, and the lanes
+ * in play summed over those visits (scene_packets' choice of width). */
+typedef struct pstat {
+    unsigned leaves, lanes;
+} pstat;
 /* A one-ray walk's stacked child: a node (count 0) or a leaf, and its
  * entry. */
 typedef struct qentry {
@@ -150,6 +155,6 @@ RP_HIDDEN rp_status rp_scene_packets8_avx512(const rp_scene *s, rp_rays *rays,
                                              const uint8_t *active, unsigned flags,
                                              rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
                                              int closest, size_t i, size_t m, pentry *stack,
-                                             size_t cap, qentry *rstack);
+                                             size_t cap, qentry *rstack, pstat *ps);
 
 #endif

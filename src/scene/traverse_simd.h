@@ -555,13 +555,14 @@ RP_INLINE unsigned lane_nodes(const lane_box *lb, const rp_bvh_node *nd, unsigne
 RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags, rp_hits *hits,
                                 uint32_t *mesh, uint8_t *occluded, int closest, size_t i,
                                 size_t m, pentry *stack, size_t cap, qentry *rstack, qray *qs,
-                                const vray *r, const vbox_ray *br, vm live, const int lone,
-                                const int frustum);
+                                const vray *r, const vbox_ray *br, vm live, pstat *ps,
+                                const int lone, const int frustum);
 
 RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                                  unsigned flags, rp_hits *hits, uint32_t *mesh,
                                  uint8_t *occluded, int closest, size_t i, size_t m,
-                                 pentry *stack, size_t cap, qentry *rstack, qray *qs) {
+                                 pentry *stack, size_t cap, qentry *rstack, qray *qs,
+                                 pstat *ps) {
     vray r;
     ld_rays(rays, i, m, NEED_D | NEED_RD, &r); /* the frame below (NEED_WT's) */
     vm act = ld_active(active, i, m);
@@ -574,7 +575,7 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
      * packet's watertight frame (divisions) is made for nothing */
     if (RP_SIMD_MIXED_ON && lanes_octant(&r, live) < 0)
         return RP_SIMD_NARROW_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
-                                      m, stack, cap, rstack);
+                                      m, stack, cap, rstack, ps);
 #endif
     wt_setup_v(&r);
     wt_uniform(&r, live);
@@ -589,12 +590,12 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
      * at 1.2M triangles about 10% slower in one timed comparison.) */
     if (br.oct < 0)
         return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
-                           rstack, qs, &r, &br, live, 1, 0);
+                           rstack, qs, &r, &br, live, ps, 1, 0);
     if (br.fast && br.uni) /* a third copy: the frustum's */
         return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
-                           rstack, qs, &r, &br, live, 0, 1);
+                           rstack, qs, &r, &br, live, ps, 0, 1);
     return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap, rstack,
-                       qs, &r, &br, live, 0, 0);
+                       qs, &r, &br, live, ps, 0, 0);
 }
 
 /* scene_packet's walk, for the packet's rays *r (box set-up *br, lanes
@@ -602,8 +603,8 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
 RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags, rp_hits *hits,
                                 uint32_t *mesh, uint8_t *occluded, int closest, size_t i,
                                 size_t m, pentry *stack, size_t cap, qentry *rstack, qray *qs,
-                                const vray *r, const vbox_ray *br, vm live, const int lone,
-                                const int frustum) {
+                                const vray *r, const vbox_ray *br, vm live, pstat *ps,
+                                const int lone, const int frustum) {
     vf best = vf_select(live, r->tmax, vf_set1(NAN)); /* NaN: a lane out of the game */
     vm nothas0 = closest ? vi_eq(ld_prim_index(hits->prim, i, m), vi_set1(RP_NO_HIT))
                          : m_lanes(0);
@@ -707,8 +708,15 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             if (!hb)
                 continue;
             if (nd->count[k]) { /* a leaf: its triangles now */
-                if (fr && !m_any(m_and(box_test(r, br, nd, k, best, &entry), todo)))
-                    continue; /* no lane passes its box */
+                if (fr) { /* the lanes that pass its box */
+                    hb = m_bits(m_and(box_test(r, br, nd, k, best, &entry), todo));
+                    if (!hb)
+                        continue;
+                }
+                if (!lone) { /* (scene_packets' choice of width) */
+                    ps->leaves++;
+                    ps->lanes += (unsigned)__builtin_popcount(hb);
+                }
                 int newbest = 0;
                 if (lone && !(hb & (hb - 1u))) { /* for one lane: its blocks */
                     int l = __builtin_ctz(hb);
@@ -866,31 +874,69 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
 
 /* Rays i0 .. i1-1 as packets of V_W (scene_packet), one instance per test
  * and culling (the flags constant inside); stacks as scene_query's. */
+/* Where the variant defines RP_SIMD_ADAPT_ON (AVX-512 on cores that split
+ * 512-bit operations), scene_packets picks the width of its packets of one
+ * octant as it goes: all 16 lanes, or two packets of 8 (the narrow walk),
+ * by the lanes in play per leaf visit over the last RP_ADAPT_WINDOW
+ * packets.  16-ray packets that meet leaves with fewer than 3 lanes in
+ * play on average (a camera's rays on triangles a pixel or two wide) go 8
+ * wide, and 8-ray packets back to 16 above 2.6 lanes.  Measured on AMD
+ * Zen 4 (docs/PERFORMANCE-LOG.md): the 16-lane walk met its leaves with
+ * 2.2-2.5 lanes on the 1.2M-triangle bunny, where 8 lanes were 4-11%
+ * faster, 3.9-5.0 on rp_trace's 1.06M-triangle scene and 5.5-6.4 on the
+ * 75k-triangle bunny, where 16 were 15-20% faster; the 8-lane walk met
+ * them with 2.1-2.3, 3.0-3.7 and 4.2-4.7.  The same tests either way, so
+ * the same results; the choice follows only timing-free counts, so it is
+ * the same on every run. */
+#define RP_ADAPT_WINDOW 8
+
 RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                                   unsigned flags, rp_hits *hits, uint32_t *mesh,
                                   uint8_t *occluded, int closest, size_t i0, size_t i1,
-                                  pentry *stack, size_t cap, qentry *rstack, qray *qs) {
+                                  pentry *stack, size_t cap, qentry *rstack, qray *qs,
+                                  pstat *ps) {
     unsigned wf = flags & (RP_WATERTIGHT | RP_CULL_BACKFACE);
     rp_status st = RP_OK;
+#if defined(RP_SIMD_ADAPT_ON) && defined(RP_SIMD_NARROW_PACKETS)
+    const int adapt = RP_SIMD_ADAPT_ON;
+    int narrow = 0;
+    unsigned seen = 0;
+    ps->leaves = ps->lanes = 0;
+#endif
     for (size_t i = i0; i < i1 && !st; i += V_W) {
         size_t m = min_w(i1 - i);
+#if defined(RP_SIMD_ADAPT_ON) && defined(RP_SIMD_NARROW_PACKETS)
+        if (adapt && narrow)
+            st = RP_SIMD_NARROW_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
+                                        m, stack, cap, rstack, ps);
+        else
+#endif
         switch (wf) {
         case RP_WATERTIGHT | RP_CULL_BACKFACE:
             st = scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
-                              occluded, closest, i, m, stack, cap, rstack, qs);
+                              occluded, closest, i, m, stack, cap, rstack, qs, ps);
             break;
         case RP_WATERTIGHT:
             st = scene_packet(s, rays, active, RP_WATERTIGHT, hits, mesh, occluded, closest, i,
-                              m, stack, cap, rstack, qs);
+                              m, stack, cap, rstack, qs, ps);
             break;
         case RP_CULL_BACKFACE:
             st = scene_packet(s, rays, active, RP_CULL_BACKFACE, hits, mesh, occluded, closest,
-                              i, m, stack, cap, rstack, qs);
+                              i, m, stack, cap, rstack, qs, ps);
             break;
         default:
             st = scene_packet(s, rays, active, 0, hits, mesh, occluded, closest, i, m, stack,
-                              cap, rstack, qs);
+                              cap, rstack, qs, ps);
         }
+#if defined(RP_SIMD_ADAPT_ON) && defined(RP_SIMD_NARROW_PACKETS)
+        if (adapt && ++seen == RP_ADAPT_WINDOW) {
+            if (ps->leaves) /* lanes per leaf visit below 3 (16 wide), above 2.6 (8) */
+                narrow = narrow ? ps->lanes * 10u <= ps->leaves * 26u
+                                : ps->lanes * 10u < ps->leaves * 30u;
+            ps->leaves = ps->lanes = 0;
+            seen = 0;
+        }
+#endif
     }
     return st;
 }
@@ -902,10 +948,10 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
 rp_status RP_SIMD_PACKETS_FN(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                              unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
                              int closest, size_t i, size_t m, pentry *stack, size_t cap,
-                             qentry *rstack) {
+                             qentry *rstack, pstat *ps) {
     qray qs[V_W];
     return scene_packets(s, rays, active, flags, hits, mesh, occluded, closest, i, i + m, stack,
-                         cap, rstack, qs);
+                         cap, rstack, qs, ps);
 }
 #else
 /* The one-ray walk (RP_INCOHERENT) of rays i .. i+m-1, one function per
@@ -968,6 +1014,7 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
         return RP_ERR_NOMEM;
     }
     rp_status st = RP_OK;
+    pstat ps = {0, 0};
     if (flags & RP_INCOHERENT) {
         scene_rays_fn rays_walk = scene_rays_of[closest != 0][(flags & RP_WATERTIGHT) != 0]
                                                [(flags & RP_CULL_BACKFACE) != 0];
@@ -978,11 +1025,11 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
         if (RP_SIMD_NARROW_ON(s)) /* every packet another width's (the AVX-512
                                    * variant's 8 lanes on large scenes) */
             st = RP_SIMD_NARROW_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, 0,
-                                       rays->n, stack, cap, rstack);
+                                       rays->n, stack, cap, rstack, &ps);
         else
 #endif
             st = scene_packets(s, rays, active, flags, hits, mesh, occluded, closest, 0,
-                               rays->n, stack, cap, rstack, qs);
+                               rays->n, stack, cap, rstack, qs, &ps);
     }
     if (stack != local)
         free(stack);
