@@ -134,10 +134,11 @@ typedef struct pentry {
     float entry;    /* the smallest range entry (rn) over the lanes that hit it */
     unsigned lanes; /* the lanes that hit it (bit l: lane l) */
 } pentry;
-/* What a query's packets of one octant met: leaves visited, and the lanes
- * in play summed over those visits (scene_packets' choice of width). */
+/* What a query's packets met (scene_packets' choice of width): packets
+ * walked, those of mixed direction signs, and in those of one octant the
+ * leaves visited and the lanes in play summed over those visits. */
 typedef struct pstat {
-    unsigned leaves, lanes;
+    unsigned packets, mixed, leaves, lanes;
 } pstat;
 /* A one-ray walk's stacked child: a node (count 0) or a leaf, and its
  * entry. */

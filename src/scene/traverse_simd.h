@@ -588,9 +588,12 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
      * runtime value: AVX2, bunny, 457 instructions per primary ray and 1461
      * per diffuse ray against these copies' 462 and 1403, and primary rays
      * at 1.2M triangles about 10% slower in one timed comparison.) */
-    if (br.oct < 0)
+    ps->packets++;
+    if (br.oct < 0) {
+        ps->mixed++;
         return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
                            rstack, qs, &r, &br, live, ps, 1, 0);
+    }
     if (br.fast && br.uni) /* a third copy: the frustum's */
         return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
                            rstack, qs, &r, &br, live, ps, 0, 1);
@@ -887,7 +890,14 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
  * 75k-triangle bunny, where 16 were 15-20% faster; the 8-lane walk met
  * them with 2.1-2.3, 3.0-3.7 and 4.2-4.7.  The same tests either way, so
  * the same results; the choice follows only timing-free counts, so it is
- * the same on every run. */
+ * the same on every run.  And where more than half the window's packets
+ * had mixed direction signs (diffuse bounces), which RP_SIMD_MIXED_ON
+ * walks 8 wide anyway, the next window goes to the narrow walk whole, as
+ * ae614d0's rule sent whole queries on large scenes, rather than each
+ * 16-ray packet being loaded and set up before its hand-off (diffuse rays
+ * at 1.2M triangles, three alternated runs each against the code before
+ * the frustum: 0.95x without this rule, 0.99x with it, both within this
+ * VM's noise; at 4.8M not measured apart). */
 #define RP_ADAPT_WINDOW 8
 
 RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_t *active,
@@ -901,7 +911,7 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
     const int adapt = RP_SIMD_ADAPT_ON;
     int narrow = 0;
     unsigned seen = 0;
-    ps->leaves = ps->lanes = 0;
+    *ps = (pstat){0, 0, 0, 0};
 #endif
     for (size_t i = i0; i < i1 && !st; i += V_W) {
         size_t m = min_w(i1 - i);
@@ -930,10 +940,12 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
         }
 #if defined(RP_SIMD_ADAPT_ON) && defined(RP_SIMD_NARROW_PACKETS)
         if (adapt && ++seen == RP_ADAPT_WINDOW) {
-            if (ps->leaves) /* lanes per leaf visit below 3 (16 wide), above 2.6 (8) */
+            if (RP_SIMD_MIXED_ON && ps->mixed * 2u > ps->packets)
+                narrow = 1; /* mostly mixed signs: 8 wide anyway (RP_SIMD_MIXED_ON) */
+            else if (ps->leaves) /* lanes per leaf visit below 3 (16 wide), above 2.6 (8) */
                 narrow = narrow ? ps->lanes * 10u <= ps->leaves * 26u
                                 : ps->lanes * 10u < ps->leaves * 30u;
-            ps->leaves = ps->lanes = 0;
+            *ps = (pstat){0, 0, 0, 0};
             seen = 0;
         }
 #endif
@@ -1014,7 +1026,7 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
         return RP_ERR_NOMEM;
     }
     rp_status st = RP_OK;
-    pstat ps = {0, 0};
+    pstat ps = {0, 0, 0, 0};
     if (flags & RP_INCOHERENT) {
         scene_rays_fn rays_walk = scene_rays_of[closest != 0][(flags & RP_WATERTIGHT) != 0]
                                                [(flags & RP_CULL_BACKFACE) != 0];
