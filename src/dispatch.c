@@ -104,6 +104,15 @@ int rp_avx512_mixed8;
 size_t rp_avx512_packet8_tris = SIZE_MAX;
 int rp_avx512_adapt;
 
+/* And on the same cores packets of mixed direction signs whose rays are
+ * all short stay 16 wide (rp_avx512_adapt_mixed; packet_short and
+ * scene_packets in src/scene/traverse_simd.h): rp_avx512_mixed8's 8 was
+ * measured on diffuse bounces, rays without end, but ambient-occlusion
+ * rays keep their 16 lanes together and ran 6-22% faster 16 wide.
+ * RP_AVX512_MIXED=8 or 16 fixes the width and turns this off, as
+ * RP_AVX512_PACKET8_TRIS does. */
+int rp_avx512_adapt_mixed;
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned native_isas;   /* written once under `once` */
 static rp_isa auto_isa;        /* written once under `once` */
@@ -132,15 +141,17 @@ static void init_once(void) {
     int split = rp_cpu_splits512();
     rp_avx512_mixed8 = split;
     const char *mixed = getenv("RP_AVX512_MIXED");
+    int mixed_set = 0;
     if (mixed && *mixed) {
-        if (!strcmp(mixed, "8") || !strcmp(mixed, "16"))
+        if ((mixed_set = !strcmp(mixed, "8") || !strcmp(mixed, "16")))
             rp_avx512_mixed8 = mixed[0] == '8';
         else
-            fprintf(stderr, "raypack: RP_AVX512_MIXED=%s is not 8 or 16; using %d\n", mixed,
-                    rp_avx512_mixed8 ? 8 : 16);
+            fprintf(stderr, "raypack: RP_AVX512_MIXED=%s is not 8 or 16; using %s\n", mixed,
+                    split ? "8, 16 for short rays" : "16");
     }
     rp_avx512_packet8_tris = SIZE_MAX;
     rp_avx512_adapt = split;
+    rp_avx512_adapt_mixed = split && !mixed_set;
     const char *p8 = getenv("RP_AVX512_PACKET8_TRIS");
     if (p8 && *p8) {
         char *end;
@@ -153,6 +164,7 @@ static void init_once(void) {
         else {
             rp_avx512_packet8_tris = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
             rp_avx512_adapt = 0;
+            rp_avx512_adapt_mixed = 0;
         }
     }
     rp_isa want = auto_isa;

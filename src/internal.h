@@ -165,4 +165,9 @@ RP_HIDDEN extern int rp_avx512_mixed8;
 RP_HIDDEN extern size_t rp_avx512_packet8_tris;
 RP_HIDDEN extern int rp_avx512_adapt;
 
+/* 1 where the AVX-512 variant also picks the width of its packets of mixed
+ * direction signs as a query goes (scene_packets): rp_avx512_adapt and no
+ * RP_AVX512_MIXED (which then fixes the width, rp_avx512_mixed8). */
+RP_HIDDEN extern int rp_avx512_adapt_mixed;
+
 #endif

@@ -253,5 +253,6 @@ static inline void bc_prim2(const float *p, const float *q, int nf, vf *out) {
  * (scene_packets; src/dispatch.c). */
 #define RP_SIMD_NARROW_ON(s) ((s)->ntris >= rp_avx512_packet8_tris)
 #define RP_SIMD_ADAPT_ON rp_avx512_adapt
+#define RP_SIMD_ADAPT_MIXED_ON rp_avx512_adapt_mixed
 
 #include "simd/kernels.h"

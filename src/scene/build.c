@@ -1347,6 +1347,10 @@ rp_status rp_scene_build_bvh(rp_scene *s, uint32_t **scratch) {
         goto out;
     }
     s->bound = bound;
+    s->span = 0.0f;
+    for (int a = 0; a < 3; a++) /* (an empty scene's box is inverted: 0) */
+        if (box.hi[a] - box.lo[a] > s->span)
+            s->span = box.hi[a] - box.lo[a];
     *scratch = b.idx; /* n entries, no longer needed here: the caller's slot_of */
     b.idx = NULL;
     /* the blocks are all the queries need */

@@ -58,6 +58,7 @@ struct rp_scene {
     rp_tri4 *blocks; /* the leaves' triangles, 64-byte aligned */
     size_t nblocks;
     float bound;            /* max |coordinate| over every vertex */
+    float span;             /* the longest side of the scene's box, 0 if empty (packet_short) */
     uint32_t *slot_of;      /* scene index -> its slot (block * 4 + lane), for rp_scene_normals */
 };
 
@@ -135,10 +136,12 @@ typedef struct pentry {
     unsigned lanes; /* the lanes that hit it (bit l: lane l) */
 } pentry;
 /* What a query's packets met (scene_packets' choice of width): packets
- * walked, those of mixed direction signs, and in those of one octant the
- * leaves visited and the lanes in play summed over those visits. */
+ * walked, those of mixed direction signs, those of them not short
+ * (packet_short), and in those of one octant the leaves visited and the
+ * lanes in play summed over those visits.  Counted only where a variant
+ * chooses (PSTAT, traverse_simd.h). */
 typedef struct pstat {
-    unsigned packets, mixed, leaves, lanes;
+    unsigned packets, mixed, mlong, leaves, lanes;
 } pstat;
 /* A one-ray walk's stacked child: a node (count 0) or a leaf, and its
  * entry. */

@@ -39,6 +39,15 @@
 
 #define RP_SCENE_STACK 128 /* stack entries on the C stack: trees of up to 15 levels of 8-wide nodes */
 
+/* The counts of scene_packets' choice of width (pstat), kept only by the
+ * variants that choose (the AVX-512 variant's 16-lane walk, which defines
+ * RP_SIMD_ADAPT_ON, and its 8-lane one, RP_SIMD_PACKETS_FN). */
+#if defined(RP_SIMD_ADAPT_ON) || defined(RP_SIMD_PACKETS_FN)
+#define PSTAT(x) ((void)(x))
+#else
+#define PSTAT(x) ((void)sizeof(x)) /* (not evaluated) */
+#endif
+
 #include "scene/traverse_ray.h" /* the one-ray walk, which packets hand lone lanes to */
 
 /* The packet's ray state for the box test: the grown origins (near and far
@@ -558,11 +567,19 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                                 const vray *r, const vbox_ray *br, vm live, pstat *ps,
                                 const int lone, const int frustum);
 
+/* Whether every live lane of the packet ends within a quarter of the
+ * scene's longest side (tmax <= span / 4; a NaN tmax is not): short rays,
+ * as ambient-occlusion rays are, whose packets stay together however their
+ * directions' signs differ (scene_packets). */
+RP_INLINE int packet_short(const rp_scene *s, const vray *r, vm live) {
+    return vf_hmax(r->tmax, live) <= 0.25f * s->span;
+}
+
 RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                                  unsigned flags, rp_hits *hits, uint32_t *mesh,
                                  uint8_t *occluded, int closest, size_t i, size_t m,
                                  pentry *stack, size_t cap, qentry *rstack, qray *qs,
-                                 pstat *ps) {
+                                 pstat *ps, int mixed8) {
     vray r;
     ld_rays(rays, i, m, NEED_D | NEED_RD, &r); /* the frame below (NEED_WT's) */
     vm act = ld_active(active, i, m);
@@ -570,12 +587,15 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
     if (!m_any(live))
         return RP_OK;
 #if defined(RP_SIMD_NARROW_PACKETS)
-    /* mixed signs: another width's packets where RP_SIMD_MIXED_ON (the
-     * AVX-512 variant's 8-lane packets, kernels_avx512.c), before this
-     * packet's watertight frame (divisions) is made for nothing */
-    if (RP_SIMD_MIXED_ON && lanes_octant(&r, live) < 0)
+    /* mixed signs: another width's packets (the AVX-512 variant's 8-lane
+     * packets, kernels_avx512.c) where mixed8 says so (1: every such
+     * packet, 2: those not short; scene_packets), before this packet's
+     * watertight frame (divisions) is made for nothing */
+    if (mixed8 && lanes_octant(&r, live) < 0 && (mixed8 == 1 || !packet_short(s, &r, live)))
         return RP_SIMD_NARROW_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
                                       m, stack, cap, rstack, ps);
+#else
+    (void)mixed8;
 #endif
     wt_setup_v(&r);
     wt_uniform(&r, live);
@@ -588,9 +608,10 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
      * runtime value: AVX2, bunny, 457 instructions per primary ray and 1461
      * per diffuse ray against these copies' 462 and 1403, and primary rays
      * at 1.2M triangles about 10% slower in one timed comparison.) */
-    ps->packets++;
+    PSTAT(ps->packets++);
     if (br.oct < 0) {
-        ps->mixed++;
+        PSTAT(ps->mixed++);
+        PSTAT(ps->mlong += !packet_short(s, &r, live));
         return packet_walk(s, rays, flags, hits, mesh, occluded, closest, i, m, stack, cap,
                            rstack, qs, &r, &br, live, ps, 1, 0);
     }
@@ -717,8 +738,8 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                         continue;
                 }
                 if (!lone) { /* (scene_packets' choice of width) */
-                    ps->leaves++;
-                    ps->lanes += (unsigned)__builtin_popcount(hb);
+                    PSTAT(ps->leaves++);
+                    PSTAT(ps->lanes += (unsigned)__builtin_popcount(hb));
                 }
                 int newbest = 0;
                 if (lone && !(hb & (hb - 1u))) { /* for one lane: its blocks */
@@ -897,7 +918,21 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
  * 16-ray packet being loaded and set up before its hand-off (diffuse rays
  * at 1.2M triangles, three alternated runs each against the code before
  * the frustum: 0.95x without this rule, 0.99x with it, both within this
- * VM's noise; at 4.8M not measured apart). */
+ * VM's noise; at 4.8M not measured apart).
+ * Except short rays (RP_SIMD_ADAPT_MIXED_ON: mix8 = 2): a mixed-sign
+ * packet whose rays all end within a quarter of the scene's longest side
+ * (packet_short: ambient occlusion) stays 16 wide, and only the others
+ * count toward a narrow window.  rp_trace's AO rays, AMD Zen 4,
+ * 2026-11-28, one thread, Mrays/s 8 wide -> 16 wide: its built-in scene
+ * (rays 5% of its span) at --detail 2, 8 and 16: 12.8 -> 15.1, 10.6 ->
+ * 12.2, 7.7 -> 8.8; the bunny (16% of its span) 8.9 -> 10.7; and with 1,
+ * 2 and 8 rays per hit (origins not shared; shared by 2 and 8), 8.7 ->
+ * 9.8, 9.4 -> 10.8, 11.1 -> 12.8 on the built-in scene, 7.8 -> 8.3, 8.8
+ * -> 9.6, 9.9 -> 11.4 on the bunny.  Diffuse bounces (no end) keep the
+ * 8-lane walk, which wins there from 300k triangles (src/dispatch.c).
+ * Lengths between a quarter of the span and no end were not measured; a
+ * window rule on lanes in play per node, tried first, swung between the
+ * widths on AO (its 8- and 16-lane counts overlap diffuse's). */
 #define RP_ADAPT_WINDOW 8
 
 RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_t *active,
@@ -907,11 +942,17 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
                                   pstat *ps) {
     unsigned wf = flags & (RP_WATERTIGHT | RP_CULL_BACKFACE);
     rp_status st = RP_OK;
+    int mix8 = 0; /* mixed signs: to the narrow walk (scene_packet's mixed8) */
+#if defined(RP_SIMD_NARROW_PACKETS)
+    mix8 = RP_SIMD_MIXED_ON;
+#endif
 #if defined(RP_SIMD_ADAPT_ON) && defined(RP_SIMD_NARROW_PACKETS)
     const int adapt = RP_SIMD_ADAPT_ON;
-    int narrow = 0;
+    if (mix8 && RP_SIMD_ADAPT_MIXED_ON)
+        mix8 = 2; /* short packets stay */
+    int narrow = 0, oct8 = 0; /* this window whole, one octant: to the narrow walk */
     unsigned seen = 0;
-    *ps = (pstat){0, 0, 0, 0};
+    *ps = (pstat){0, 0, 0, 0, 0};
 #endif
     for (size_t i = i0; i < i1 && !st; i += V_W) {
         size_t m = min_w(i1 - i);
@@ -924,28 +965,28 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
         switch (wf) {
         case RP_WATERTIGHT | RP_CULL_BACKFACE:
             st = scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
-                              occluded, closest, i, m, stack, cap, rstack, qs, ps);
+                              occluded, closest, i, m, stack, cap, rstack, qs, ps, mix8);
             break;
         case RP_WATERTIGHT:
             st = scene_packet(s, rays, active, RP_WATERTIGHT, hits, mesh, occluded, closest, i,
-                              m, stack, cap, rstack, qs, ps);
+                              m, stack, cap, rstack, qs, ps, mix8);
             break;
         case RP_CULL_BACKFACE:
             st = scene_packet(s, rays, active, RP_CULL_BACKFACE, hits, mesh, occluded, closest,
-                              i, m, stack, cap, rstack, qs, ps);
+                              i, m, stack, cap, rstack, qs, ps, mix8);
             break;
         default:
             st = scene_packet(s, rays, active, 0, hits, mesh, occluded, closest, i, m, stack,
-                              cap, rstack, qs, ps);
+                              cap, rstack, qs, ps, mix8);
         }
 #if defined(RP_SIMD_ADAPT_ON) && defined(RP_SIMD_NARROW_PACKETS)
         if (adapt && ++seen == RP_ADAPT_WINDOW) {
-            if (RP_SIMD_MIXED_ON && ps->mixed * 2u > ps->packets)
-                narrow = 1; /* mostly mixed signs: 8 wide anyway (RP_SIMD_MIXED_ON) */
-            else if (ps->leaves) /* lanes per leaf visit below 3 (16 wide), above 2.6 (8) */
-                narrow = narrow ? ps->lanes * 10u <= ps->leaves * 26u
-                                : ps->lanes * 10u < ps->leaves * 30u;
-            *ps = (pstat){0, 0, 0, 0};
+            if (ps->leaves) /* lanes per leaf visit below 3 (16 wide), above 2.6 (8) */
+                oct8 = narrow ? ps->lanes * 10u <= ps->leaves * 26u
+                              : ps->lanes * 10u < ps->leaves * 30u;
+            /* mostly mixed signs that mix8 hands over: the window whole */
+            narrow = mix8 && (mix8 == 1 ? ps->mixed : ps->mlong) * 2u > ps->packets ? 1 : oct8;
+            *ps = (pstat){0, 0, 0, 0, 0};
             seen = 0;
         }
 #endif
@@ -1026,7 +1067,7 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
         return RP_ERR_NOMEM;
     }
     rp_status st = RP_OK;
-    pstat ps = {0, 0, 0, 0};
+    pstat ps = {0, 0, 0, 0, 0};
     if (flags & RP_INCOHERENT) {
         scene_rays_fn rays_walk = scene_rays_of[closest != 0][(flags & RP_WATERTIGHT) != 0]
                                                [(flags & RP_CULL_BACKFACE) != 0];
