@@ -864,6 +864,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         vf_storeu(uo, u);
         vf_storeu(vo, v);
     }
+    uint32_t lo = 0; /* the last lane's mesh: a packet's hits are mostly on one */
     for (size_t l = 0; l < m; l++) {
         if (!((ub >> l) & 1u))
             continue;
@@ -873,7 +874,8 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             qray_finish(s, rays, i + l, &qs[l], &bb, flags, hits, mesh);
             continue;
         }
-        uint32_t lo = rp_scene_mesh_of(s, bg[l]);
+        if (!(bg[l] >= s->mesh_first[lo] && bg[l] < s->mesh_first[lo + 1]))
+            lo = rp_scene_mesh_of(s, bg[l]);
         rays->tmax[i + l] = tb[l];
         hits->t[i + l] = tb[l];
         hits->u[i + l] = uo[l];
