@@ -63,7 +63,11 @@
  *                       several packets, which random sizes reach rarely
  *       --coherent      9 rays in 10 of a case share the signs of their
  *                       directions (a random octant per case): packets of
- *                       one octant, which random directions make rare
+ *                       one octant, which random directions make rare; and
+ *                       of the scene cases, half a camera's (most rays from
+ *                       one point) and a quarter ambient occlusion (rays in
+ *                       fours from a point on or just off a triangle, any
+ *                       directions, short: tmax up to a tenth of the scene)
  *       --verbose       describe every case; --stats: what the reference
  *                       did with the lanes (hits, grazing hits, records
  *                       kept, NaN outputs), to judge the coverage
@@ -240,6 +244,12 @@ typedef struct ccase {
     int coherent; /* --coherent: 1 + the octant most rays' directions are folded into */
     int camera;    /* --coherent, scene cases, one in two: most rays from cam (a camera's) */
     float cam[3];
+    /* --coherent, scene cases, one in four (not a camera's): ambient
+     * occlusion, most rays in fours from one point on a triangle, any
+     * directions, short (tmax up to aolen, a tenth of the triangles' box:
+     * the AVX-512 walk's short packets, packet_short) */
+    int ao;
+    float aolen;
     int style, active_mode, prefill;
     int used[A_COUNT];
     int is_out[A_COUNT];  /* compared with the reference run */
@@ -487,6 +497,40 @@ static void aim_point(rng *r, int family, const float *p, float *pt) {
 }
 
 enum { R_RANDOM, R_AIM, R_AXIS, R_ONFACE, R_ZERO, R_NKINDS };
+
+/* --coherent's ambient occlusion: a point inside a random triangle (of the
+ * count at prims, 9 floats each), or on its first vertex if the sum is not
+ * finite, and an origin just off it in ao_ray. */
+static void ao_point(rng *r, const float *prims, size_t count, float o[3]) {
+    const float *t = prims + 9 * (size_t)below(r, (uint32_t)count);
+    float u = unitf(r), v = unitf(r);
+    if (u + v > 1.0f) {
+        u = 1.0f - u;
+        v = 1.0f - v;
+    }
+    for (int k = 0; k < 3; k++) {
+        o[k] = t[k] + u * (t[3 + k] - t[k]) + v * (t[6 + k] - t[k]);
+        if (!finite_bits(o[k]))
+            o[k] = t[k];
+    }
+    if (chance(r, 50)) /* just off the surface, as a renderer's offset origin */
+        for (int k = 0; k < 3; k++)
+            o[k] = nextafterf(o[k], chance(r, 50) ? INFINITY : -INFINITY);
+}
+
+/* Ray i of an AO case: from o, any direction (signs mixed within a
+ * packet), [0, a random length up to c->aolen]. */
+static void ao_ray(rng *r, const ccase *c, size_t i, const float o[3]) {
+    float d[3];
+    do {
+        for (int k = 0; k < 3; k++)
+            d[k] = rangef(r, -1.0f, 1.0f);
+    } while (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f);
+    F(c, A_OX)[i] = o[0]; F(c, A_OY)[i] = o[1]; F(c, A_OZ)[i] = o[2];
+    F(c, A_DX)[i] = d[0]; F(c, A_DY)[i] = d[1]; F(c, A_DZ)[i] = d[2];
+    F(c, A_TMIN)[i] = 0.0f;
+    F(c, A_TMAX)[i] = rangef(r, 0.0f, c->aolen);
+}
 
 static void gen_ray(rng *r, const ccase *c, size_t i, const float *prims) {
     int style = c->style, family = kernels[c->k].family;
@@ -914,9 +958,31 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
         c->camera = kd->scene && chance(&r, 50);
         for (int k = 0; c->camera && k < 3; k++)
             c->cam[k] = coord(&r, c->style);
+        c->ao = kd->scene && !c->camera && count && chance(&r, 50);
     }
-    for (size_t i = 0; i < n; i++)
+    if (c->ao) { /* a tenth of the longest side of the triangles' box */
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (size_t j = 0; j < 3 * count; j++)
+            for (int k = 0; k < 3; k++) {
+                float v = prims[3 * j + (size_t)k];
+                lo[k] = v < lo[k] ? v : lo[k];
+                hi[k] = v > hi[k] ? v : hi[k];
+            }
+        c->aolen = 0.0f;
+        for (int k = 0; k < 3; k++)
+            c->aolen = hi[k] - lo[k] > c->aolen ? hi[k] - lo[k] : c->aolen;
+        c->aolen *= 0.1f;
+        if (!finite_bits(c->aolen))
+            c->aolen = 1.0f;
+    }
+    float aoo[3] = {0.0f, 0.0f, 0.0f};
+    for (size_t i = 0; i < n; i++) {
+        if (c->ao && i % 4 == 0) /* the next four rays' point */
+            ao_point(&r, prims, count, aoo);
         gen_ray(&r, c, i, prims);
+        if (c->ao && !chance(&r, 3))
+            ao_ray(&r, c, i, aoo);
+    }
     for (size_t j = 0; j < count * (size_t)pf; j++) {
         if (kd->scene)
             maybe_special_finite(&r, c->style, &prims[j]);
