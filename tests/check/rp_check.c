@@ -54,7 +54,8 @@
  *                       first as "rp_check: seed=N")
  *       --iterations=N  random cases per kernel (default 100; meson: 200)
  *       --isa=LIST      variants to check (default: every runnable one,
- *                       scalar included, which checks the harness itself)
+ *                       scalar included, which checks the harness itself);
+ *                       exit 77 (skipped) if none of the list can run here
  *       --kernel=LIST   kernels whose name contains one of the substrings
  *                       (also --function= / --test=, as in checkasm)
  *       --n=N, --count=N  every case with N rays, N primitives (the rest
@@ -1895,6 +1896,10 @@ int main(int argc, char **argv) {
                        rp_isa_name(isas[q]), fpenv);
         }
         nisa = kept;
+    }
+    if (isa_list && !nisa) { /* (an entry for one variant, on a host without it) */
+        printf("rp_check: no variant of '%s' can run here: skipped\n", isa_list);
+        return 77; /* meson: skipped */
     }
     int any_kernel = 0;
     for (int k = 0; k < NKERNELS; k++)
