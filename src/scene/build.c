@@ -36,6 +36,7 @@
 
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #define _DEFAULT_SOURCE         /* madvise */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -1351,6 +1352,8 @@ rp_status rp_scene_build_bvh(rp_scene *s, uint32_t **scratch) {
     for (int a = 0; a < 3; a++) /* (an empty scene's box is inverted: 0) */
         if (box.hi[a] - box.lo[a] > s->span)
             s->span = box.hi[a] - box.lo[a];
+    if (s->span > FLT_MAX) /* (a side that overflowed: no ray without end is short) */
+        s->span = FLT_MAX;
     *scratch = b.idx; /* n entries, no longer needed here: the caller's slot_of */
     b.idx = NULL;
     /* the blocks are all the queries need */
