@@ -570,13 +570,15 @@ RP_INLINE int scene_ray_walk(const rp_scene *s, qray *q, qentry e0, unsigned fla
                 e = (qentry){nd->child[k], nd->count[k], ent[k]};
                 continue;
             }
-            if (!closest) { /* any hit ends the walk: no order needed */
+            if (!closest) { /* any hit ends the walk: no order needed, and no
+                             * entry (best stays tmax, which every child
+                             * pushed has passed) */
                 for (; h; h &= h - 1u) {
                     int c = __builtin_ctz(h);
                     rp_scene_prefetch(s, nd->child[c], nd->count[c]);
-                    stack[sp++] = (qentry){nd->child[c], nd->count[c], ent[c]};
+                    stack[sp++] = (qentry){nd->child[c], nd->count[c], -INFINITY};
                 }
-                e = (qentry){nd->child[k], nd->count[k], ent[k]};
+                e = (qentry){nd->child[k], nd->count[k], -INFINITY};
                 continue;
             }
             /* two or more: by entry, nearest first (equal entries keep
