@@ -239,8 +239,10 @@ static inline void bc_prim2(const float *p, const float *q, int nf, vf *out) {
 
 /* A scene packet whose rays' direction signs differ (diffuse bounces) goes,
  * where rp_avx512_mixed8 says so (cores that split 512-bit operations,
- * src/dispatch.c), to 8-lane packets in 256-bit registers (scene8_avx512.c:
- * AVX2's layer, its node step by lanes, lone lanes to the one-ray walk),
+ * src/dispatch.c; but packets of short rays, where rp_avx512_adapt_mixed
+ * says so: scene_packets), to 8-lane packets in 256-bit registers
+ * (scene8_avx512.c: AVX2's layer, its node step by lanes, lone lanes to
+ * the one-ray walk),
  * not to a 16-lane walk: on such packets most of the 16 lanes idle at most
  * nodes, and a 512-bit operation occupies two 256-bit pipes of Zen 4.  The
  * same tests either way, so the same results (each lane's is the

@@ -15,8 +15,9 @@
  * tests its nodes lane by lane, a node's children in one register
  * (lane_nodes); the AVX-512 variant walks such packets as AVX2 does, in
  * packets of 8 in 256-bit registers, on cores that split 512-bit
- * operations, and there every packet on a large scene
- * (RP_SIMD_NARROW_PACKETS, src/avx512/scene8_avx512.c).  The same tests
+ * operations (but packets of short rays: packet_short), and there packets
+ * of one octant too where their lanes part ways (scene_packets;
+ * RP_SIMD_NARROW_PACKETS, src/avx512/scene8_avx512.c).  The same tests
  * either way, so the same results.
  * Packets: a child is entered when the conservative box test of the
  * reference (rp_ref_slab_wt_entry, here for W rays against one broadcast
