@@ -988,7 +988,7 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
                 oct8 = narrow ? ps->lanes * 10u <= ps->leaves * 26u
                               : ps->lanes * 10u < ps->leaves * 30u;
             /* mostly mixed signs that mix8 hands over: the window whole */
-            narrow = mix8 && (mix8 == 1 ? ps->mixed : ps->mlong) * 2u > ps->packets ? 1 : oct8;
+            narrow = (mix8 && (mix8 == 1 ? ps->mixed : ps->mlong) * 2u > ps->packets) ? 1 : oct8;
             *ps = (pstat){0, 0, 0, 0, 0};
             seen = 0;
         }

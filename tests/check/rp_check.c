@@ -499,21 +499,16 @@ static void aim_point(rng *r, int family, const float *p, float *pt) {
 
 enum { R_RANDOM, R_AIM, R_AXIS, R_ONFACE, R_ZERO, R_NKINDS };
 
-/* --coherent's ambient occlusion: a point inside a random triangle (of the
- * count at prims, 9 floats each), or on its first vertex if the sum is not
- * finite, and an origin just off it in ao_ray. */
+/* --coherent's ambient occlusion: a point of a random triangle (of the
+ * count at prims, 9 floats each) as aim_point picks one (a vertex, on an
+ * edge or inside), its first vertex where that is not finite, and half the
+ * time one ulp off it. */
 static void ao_point(rng *r, const float *prims, size_t count, float o[3]) {
     const float *t = prims + 9 * (size_t)below(r, (uint32_t)count);
-    float u = unitf(r), v = unitf(r);
-    if (u + v > 1.0f) {
-        u = 1.0f - u;
-        v = 1.0f - v;
-    }
-    for (int k = 0; k < 3; k++) {
-        o[k] = t[k] + u * (t[3 + k] - t[k]) + v * (t[6 + k] - t[k]);
+    aim_point(r, F_TRI, t, o);
+    for (int k = 0; k < 3; k++)
         if (!finite_bits(o[k]))
             o[k] = t[k];
-    }
     if (chance(r, 50)) /* just off the surface, as a renderer's offset origin */
         for (int k = 0; k < 3; k++)
             o[k] = nextafterf(o[k], chance(r, 50) ? INFINITY : -INFINITY);
