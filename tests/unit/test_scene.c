@@ -123,7 +123,12 @@ static void free_world(world *w) {
  * Every third batch is a camera's: one origin for all its rays, at a
  * corner outside [-1, 1]^3 (times scale), so that a packet's rays share
  * their origin and mostly their octant, as primary rays do: the packets'
- * box test for one origin (box_uniform in src/scene/traverse_simd.h). */
+ * box test for one origin (box_uniform in src/scene/traverse_simd.h).  In
+ * the other batches every other run of 32 rays is a light's shadow rays:
+ * from a point of a triangle (as the aimed rays' points) to that corner,
+ * t in [0, 1], so that a packet's rays share their octant but not their
+ * origin (the walk that sifts a node's children by the packet's frustum
+ * before the lanes' tests: WALK_SIFT in src/scene/traverse_simd.h). */
 static unsigned make_rays_calls;
 static void make_rays(rp_rays *r, const world *w, float scale) {
     int camera = make_rays_calls++ % 3 == 2;
@@ -134,7 +139,8 @@ static void make_rays(rp_rays *r, const world *w, float scale) {
         float o[3], p[3];
         for (int a = 0; a < 3; a++)
             o[a] = camera ? co[a] : range(-3, 3) * scale;
-        unsigned kind = rnd() % 4;
+        int shadow = !camera && w->n && (i / 32) % 2 == 1;
+        unsigned kind = shadow ? 1 + rnd() % 3 : rnd() % 4;
         if (w->n && kind) {
             const float *f = (const float *)(const void *)&w->all[rnd() % w->n];
             int v = (int)(rnd() % 3), v2 = (v + 1) % 3;
@@ -148,10 +154,16 @@ static void make_rays(rp_rays *r, const world *w, float scale) {
             for (int a = 0; a < 3; a++)
                 p[a] = range(-1, 1) * scale;
         }
+        if (shadow) { /* from the point p toward the light co */
+            for (int a = 0; a < 3; a++) {
+                o[a] = p[a];
+                p[a] = co[a];
+            }
+        }
         r->ox[i] = o[0]; r->oy[i] = o[1]; r->oz[i] = o[2];
         r->dx[i] = p[0] - o[0]; r->dy[i] = p[1] - o[1]; r->dz[i] = p[2] - o[2];
         r->tmin[i] = 0.0f;
-        r->tmax[i] = rnd() % 8 ? INFINITY : unit() * 2.0f;
+        r->tmax[i] = shadow ? 1.0f : rnd() % 8 ? INFINITY : unit() * 2.0f;
     }
     if (rp_rays_prepare(r) != RP_OK)
         abort();
