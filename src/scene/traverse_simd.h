@@ -585,6 +585,14 @@ RP_INLINE int packet_short(const rp_scene *s, const vray *r, vm live) {
     return vf_hmax(r->tmax, live) <= 0.25f * s->span;
 }
 
+/* Which mixed-sign packets scene_packet hands to another width's walk
+ * (RP_SIMD_NARROW_PACKETS; scene_packets chooses): */
+enum {
+    MIXED_STAY,   /* none */
+    MIXED_NARROW, /* every one */
+    MIXED_LONG    /* those not short (packet_short) */
+};
+
 RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                                  unsigned flags, rp_hits *hits, uint32_t *mesh,
                                  uint8_t *occluded, int closest, size_t i, size_t m,
@@ -598,10 +606,10 @@ RP_INLINE rp_status scene_packet(const rp_scene *s, rp_rays *rays, const uint8_t
         return RP_OK;
 #if defined(RP_SIMD_NARROW_PACKETS)
     /* mixed signs: another width's packets (the AVX-512 variant's 8-lane
-     * packets, kernels_avx512.c) where mixed8 says so (1: every such
-     * packet, 2: those not short; scene_packets), before this packet's
-     * watertight frame (divisions) is made for nothing */
-    if (mixed8 && lanes_octant(&r, live) < 0 && (mixed8 == 1 || !packet_short(s, &r, live)))
+     * packets, kernels_avx512.c) where mixed8 says so, before this
+     * packet's watertight frame (divisions) is made for nothing */
+    if (mixed8 != MIXED_STAY && lanes_octant(&r, live) < 0 &&
+        (mixed8 == MIXED_NARROW || !packet_short(s, &r, live)))
         return RP_SIMD_NARROW_PACKETS(s, rays, active, flags, hits, mesh, occluded, closest, i,
                                       m, stack, cap, rstack, ps);
 #else
@@ -955,7 +963,7 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
  * at 1.2M triangles, three alternated runs each against the code before
  * the frustum: 0.95x without this rule, 0.99x with it, both within this
  * VM's noise; at 4.8M not measured apart).
- * Except short rays (RP_SIMD_ADAPT_MIXED_ON: mix8 = 2): a mixed-sign
+ * Except short rays (RP_SIMD_ADAPT_MIXED_ON: mix8 = MIXED_LONG): a mixed-sign
  * packet whose rays all end within a quarter of the scene's longest side
  * (packet_short: ambient occlusion) stays 16 wide, and only the others
  * count toward a narrow window.  rp_trace's AO rays, AMD Zen 4,
@@ -978,14 +986,14 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
                                   pstat *ps) {
     unsigned wf = flags & (RP_WATERTIGHT | RP_CULL_BACKFACE);
     rp_status st = RP_OK;
-    int mix8 = 0; /* mixed signs: to the narrow walk (scene_packet's mixed8) */
+    int mix8 = MIXED_STAY; /* mixed signs: to the narrow walk (scene_packet's mixed8) */
 #if defined(RP_SIMD_NARROW_PACKETS)
-    mix8 = RP_SIMD_MIXED_ON;
+    mix8 = RP_SIMD_MIXED_ON ? MIXED_NARROW : MIXED_STAY;
 #endif
 #if defined(RP_SIMD_ADAPT_ON) && defined(RP_SIMD_NARROW_PACKETS)
     const int adapt = RP_SIMD_ADAPT_ON;
-    if (mix8 && RP_SIMD_ADAPT_MIXED_ON)
-        mix8 = 2; /* short packets stay */
+    if (mix8 == MIXED_NARROW && RP_SIMD_ADAPT_MIXED_ON)
+        mix8 = MIXED_LONG; /* short packets stay */
     int narrow = 0, oct8 = 0; /* this window whole, one octant: to the narrow walk */
     unsigned seen = 0;
     *ps = (pstat){0, 0, 0, 0, 0};
@@ -1021,7 +1029,10 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
                 oct8 = narrow ? ps->lanes * 10u <= ps->leaves * 26u
                               : ps->lanes * 10u < ps->leaves * 30u;
             /* mostly mixed signs that mix8 hands over: the window whole */
-            narrow = (mix8 && (mix8 == 1 ? ps->mixed : ps->mlong) * 2u > ps->packets) ? 1 : oct8;
+            narrow = (mix8 != MIXED_STAY &&
+                      (mix8 == MIXED_NARROW ? ps->mixed : ps->mlong) * 2u > ps->packets)
+                         ? 1
+                         : oct8;
             *ps = (pstat){0, 0, 0, 0, 0};
             seen = 0;
         }
