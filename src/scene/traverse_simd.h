@@ -400,6 +400,89 @@ RP_INLINE unsigned frustum_node(const pfrustum *f, const rp_bvh_node *nd, int oc
     return h;
 }
 
+/* The box around a packet's segments, for packets whose rays end
+ * (ambient occlusion): every lane's stretch [tmin, tmax] of its line, from
+ * its grown origins, bounded outward.  A child whose box misses it is
+ * passed by no lane, so a packet of mixed signs, which has no frustum,
+ * tests its lanes only on the children that meet it (seg_node), as a
+ * packet of one octant does on those its frustum passes (WALK_SIFT).
+ * Why it is conservative: in box_test's short form (box_fast: every value
+ * finite, rd nonzero and finite, tmin <= tmax) a lane that passes a child
+ * has, on each axis, t0 = (near - on) * rd <= tmax and t1 = (far - of) *
+ * rd >= tmin, each a product of a rounded difference, rounded (best <=
+ * tmax; on, of: the grown origins).  With rd > 0 (near = lo, far = hi)
+ * the first gives lo - on <= tmax / rd + (|lo - on| + |tmax / rd|) 2^-21
+ * + 2^-125 (|d| + 1): each rounding moves a value by at most 2^-23 of it
+ * or, flushed to zero, by less than 2^-126, in every rounding mode; and
+ * 1 / rd = d (1 + e), |e| <= 2^-22, for |d| <= 2^100 (rd = 1 / d rounded,
+ * a normal number).  So lo <= on + tmax d + (|on| + |tmax d|) 2^-20 +
+ * 2^-124 (|d| + 1), and the second gives hi >= of + tmin d less the same
+ * margin with of, tmin.  With rd < 0 (near = hi, far = lo) the same two
+ * with the sides swapped: hi >= on + tmax d - margin, lo <= of + tmin d +
+ * margin.  So with A = on + tmax d and B = of + tmin d, every lane that
+ * passes a child has lo <= max(A + ma, B + mb) and hi >= min(A - ma, B -
+ * mb), where seg_setup's ma = (|on| + |tmax d|) 2^-18 + |d| 2^-120 +
+ * 2^-100 (and mb with of, tmin) is more than that margin plus the errors
+ * of computing A, B, the margins and the sums in float (a few roundings of
+ * 2^-23 each of values below |on| + |tmax d| + ma, and of 2^-126).  The
+ * maximum and minimum over the lanes are exact.  seg_setup takes packets
+ * only where no value is infinite or NaN: tmin and tmax finite, |d| <=
+ * 2^100 and |tmax d|, |tmin d| < 2^126 on every axis, so that with |on|,
+ * |of| < 2^127 (box_fast's plain) every sum stays finite.  rp_check
+ * --coherent's ambient-occlusion cases and test_scene's reach it. */
+typedef struct pseg {
+    float hi[3], lo[3]; /* per axis: a child passes where its lo <= hi[a] and its hi >= lo[a] */
+} pseg;
+
+/* The box of the live lanes' segments of a packet with b->fast; 0 (no
+ * box) where a lane's values fall outside what the argument above covers. */
+RP_INLINE int seg_setup(const vray *r, const vbox_ray *b, vm live, pseg *g) {
+    const vf d[3] = {r->dx, r->dy, r->dz};
+    const vf lim = vf_set1(0x1p126f), rel = vf_set1(0x1p-18f);
+    const vf dabs = vf_set1(0x1p-120f), abs0 = vf_set1(0x1p-100f);
+    vm ok = m_and(vf_lt(vf_xorsign(r->tmax, r->tmax), vf_set1(INFINITY)),
+                  vf_lt(vf_xorsign(r->tmin, r->tmin), vf_set1(INFINITY)));
+    vf pa[3], pb[3];
+    for (int a = 0; a < 3; a++) {
+        pa[a] = vf_mul(r->tmax, d[a]);
+        pb[a] = vf_mul(r->tmin, d[a]);
+        ok = m_and(ok, vf_le(vf_xorsign(d[a], d[a]), vf_set1(0x1p100f)));
+        ok = m_and(ok, m_and(vf_lt(vf_xorsign(pa[a], pa[a]), lim),
+                             vf_lt(vf_xorsign(pb[a], pb[a]), lim)));
+    }
+    if (m_bits(m_and(ok, live)) != m_bits(live))
+        return 0;
+    for (int a = 0; a < 3; a++) {
+        vf ad = vf_xorsign(d[a], d[a]);
+        vf A = vf_add(b->on[a], pa[a]), B = vf_add(b->of[a], pb[a]);
+        vf m0 = vf_add(vf_mul(ad, dabs), abs0);
+        vf ma = vf_add(vf_mul(vf_add(vf_xorsign(b->on[a], b->on[a]),
+                                     vf_xorsign(pa[a], pa[a])), rel), m0);
+        vf mb = vf_add(vf_mul(vf_add(vf_xorsign(b->of[a], b->of[a]),
+                                     vf_xorsign(pb[a], pb[a])), rel), m0);
+        g->hi[a] = vf_hmax(vf_max(vf_add(A, ma), vf_add(B, mb)), live);
+        g->lo[a] = vf_hmin(vf_min(vf_sub(A, ma), vf_sub(B, mb)), live);
+    }
+    return 1;
+}
+
+/* The children of nd whose boxes meet the segments' box (a bit per
+ * child; every child some lane passes is among them).  An empty child
+ * (lo +inf, hi -inf) fails. */
+RP_INLINE unsigned seg_node(const pseg *g, const rp_bvh_node *nd) {
+    unsigned h = 0;
+    for (int kk = 0; kk < RP_BVH_WIDTH; kk += RP_N_LANES) {
+        vn in = n_le(n_load(nd->lo[0] + kk), n_set1(g->hi[0]));
+        in = n_and(in, n_le(n_set1(g->lo[0]), n_load(nd->hi[0] + kk)));
+        for (int a = 1; a < 3; a++) {
+            in = n_and(in, n_le(n_load(nd->lo[a] + kk), n_set1(g->hi[a])));
+            in = n_and(in, n_le(n_set1(g->lo[a]), n_load(nd->hi[a] + kk)));
+        }
+        h |= n_bits(in) << kk;
+    }
+    return h;
+}
+
 /* The mask of lane l alone. */
 RP_INLINE vm lane_mask(int l) {
     /* from registers: a mask loaded from bytes just stored waits for
@@ -682,6 +765,10 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
     pfrustum fru = {0};
     if (fr || sift)
         frustum_setup(r, br, live, r->tmax, &fru);
+    /* mixed signs, short form, rays that end, children tested child by
+     * child (not by lane_nodes): the segments' box as a sieve */
+    pseg seg;
+    const int segs = lone && br->fast && LANE_NODES_MAX < V_W && seg_setup(r, br, live, &seg);
     size_t sp = 0;
     stack[sp++] = (pentry){0, -INFINITY, m_bits(live)};
     while (sp && m_any(todo)) {
@@ -740,12 +827,15 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             float dn[3][RP_BVH_WIDTH], df[3][RP_BVH_WIDTH];
             if (br->uni)
                 node_diffs(br, nd, dn, df);
-            if (sift) { /* the lanes' tests only where the frustum passes
-                         * (a child some lane passes is among them) */
-                for (unsigned q = valid & frustum_node(&fru, nd, br->oct, fe); q; q &= q - 1u) {
+            if (sift || segs) { /* the lanes' tests only where the frustum
+                                 * or the segments' box passes (a child some
+                                 * lane passes is among them) */
+                unsigned q = valid & (sift ? frustum_node(&fru, nd, br->oct, fe) : seg_node(&seg, nd));
+                for (; q; q &= q - 1u) {
                     int k = __builtin_ctz(q);
                     hs[k] = m_and(box_test_child(r, br, nd, k, dn, df, best, &ents[k]), todo);
-                    hit |= (unsigned)(m_bits(hs[k]) != 0) << k;
+                    unsigned hb = lone ? m_bits(hs[k]) & play : m_bits(hs[k]);
+                    hit |= (unsigned)(hb != 0) << k;
                 }
             } else {
                 for (int k = 0; k < nv; k++) {

@@ -124,11 +124,15 @@ static void free_world(world *w) {
  * corner outside [-1, 1]^3 (times scale), so that a packet's rays share
  * their origin and mostly their octant, as primary rays do: the packets'
  * box test for one origin (box_uniform in src/scene/traverse_simd.h).  In
- * the other batches every other run of 32 rays is a light's shadow rays:
- * from a point of a triangle (as the aimed rays' points) to that corner,
- * t in [0, 1], so that a packet's rays share their octant but not their
- * origin (the walk that sifts a node's children by the packet's frustum
- * before the lanes' tests: WALK_SIFT in src/scene/traverse_simd.h). */
+ * the other batches the second of every three runs of 32 rays is a
+ * light's shadow rays: from a point of a triangle (as the aimed rays'
+ * points) to that corner, t in [0, 1], so that a packet's rays share their
+ * octant but not their origin (the walk that sifts a node's children by
+ * the packet's frustum before the lanes' tests: WALK_SIFT in
+ * src/scene/traverse_simd.h); and the third ambient-occlusion rays: four
+ * from each point of a triangle, any directions, t in [0, tmax] with tmax
+ * up to a tenth of the scene (the box around a packet's segments,
+ * seg_setup there). */
 static unsigned make_rays_calls;
 static void make_rays(rp_rays *r, const world *w, float scale) {
     int camera = make_rays_calls++ % 3 == 2;
@@ -139,8 +143,9 @@ static void make_rays(rp_rays *r, const world *w, float scale) {
         float o[3], p[3];
         for (int a = 0; a < 3; a++)
             o[a] = camera ? co[a] : range(-3, 3) * scale;
-        int shadow = !camera && w->n && (i / 32) % 2 == 1;
-        unsigned kind = shadow ? 1 + rnd() % 3 : rnd() % 4;
+        int shadow = !camera && w->n && (i / 32) % 3 == 1;
+        int ao = !camera && w->n && (i / 32) % 3 == 2;
+        unsigned kind = shadow || ao ? 1 + rnd() % 3 : rnd() % 4;
         if (w->n && kind) {
             const float *f = (const float *)(const void *)&w->all[rnd() % w->n];
             int v = (int)(rnd() % 3), v2 = (v + 1) % 3;
@@ -160,10 +165,19 @@ static void make_rays(rp_rays *r, const world *w, float scale) {
                 p[a] = co[a];
             }
         }
+        if (ao) { /* four rays from the point p of the run's first */
+            if (i % 4)
+                for (int a = 0; a < 3; a++)
+                    p[a] = (a == 0 ? r->ox : a == 1 ? r->oy : r->oz)[i - i % 4];
+            for (int a = 0; a < 3; a++) {
+                o[a] = p[a];
+                p[a] = o[a] + range(-1, 1) * scale;
+            }
+        }
         r->ox[i] = o[0]; r->oy[i] = o[1]; r->oz[i] = o[2];
         r->dx[i] = p[0] - o[0]; r->dy[i] = p[1] - o[1]; r->dz[i] = p[2] - o[2];
         r->tmin[i] = 0.0f;
-        r->tmax[i] = shadow ? 1.0f : rnd() % 8 ? INFINITY : unit() * 2.0f;
+        r->tmax[i] = shadow ? 1.0f : ao ? unit() * 0.1f : rnd() % 8 ? INFINITY : unit() * 2.0f;
     }
     if (rp_rays_prepare(r) != RP_OK)
         abort();
