@@ -1268,7 +1268,14 @@ static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const ui
  *     would use no frustum whatever the origins (a live lane not plain,
  *     tmin > best, mixed signs, or no live lane).  It must pass every
  *     child that one of the packet's rays passes (rp_ref_slab_wt_steps),
- *     with an entry at most that ray's: a bound, tested as one. */
+ *     with an entry at most that ray's: a bound, tested as one;
+ *   - scene_seg_packet: the segments' box (seg_setup, seg_node) of the
+ *     packet of rays i .. i+w-1 (*w = min(m, V_W)), each ray's segment
+ *     [tmin, best]: the children that meet it (*hit, bit k); returns 0
+ *     (nothing written) where the walk would take no box (a live lane not
+ *     plain, tmin > best, a best or tmin not finite, |d| > 2^100, or no
+ *     live lane), whatever the signs.  It must pass every child that one
+ *     of the packet's rays passes. */
 static unsigned scene_node_ray(const rp_rays *rays, size_t i, float bound,
                                const rp_bvh_node *nd, float best, float *ent) {
     qray q;
@@ -1339,6 +1346,24 @@ static int scene_frustum_packet(const rp_rays *rays, size_t i, size_t m, float b
     pfrustum f;
     frustum_setup(&r, &br, live, vf_loadu(b), &f);
     *hit = frustum_node(&f, nd, br.oct, entry);
+    return 1;
+}
+
+static int scene_seg_packet(const rp_rays *rays, size_t i, size_t m, float bound,
+                            const rp_bvh_node *nd, const float *best, size_t *w,
+                            unsigned *hit) {
+    *w = min_w(m);
+    vray r;
+    vbox_ray br;
+    float b[V_W];
+    vm live = check_packet_setup(rays, i, *w, bound, best, &r, &br, b);
+    if (!m_any(live) || !br.fast)
+        return 0;
+    r.tmax = vf_loadu(b); /* (the walk's best t is at most the tmax it took) */
+    pseg g;
+    if (!seg_setup(&r, &br, live, &g))
+        return 0;
+    *hit = seg_node(&g, nd);
     return 1;
 }
 

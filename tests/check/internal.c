@@ -30,6 +30,14 @@
  *                        boxes and best t at the reference's boundaries;
  *                        the packets without a frustum are counted, and a
  *                        run of 100 cases or more where none had one fails;
+ *   internal_segments    the box around a packet's segments (scene_seg_packet,
+ *                        the walk's sieve for packets of rays that end):
+ *                        every child that one of the packet's rays passes
+ *                        with its best t passes; the same cases as
+ *                        internal_frustum, of any signs, each ray's best
+ *                        its tmax; the packets without a box are counted,
+ *                        and a run of 100 cases or more where none had
+ *                        one fails;
  *   internal_block_ray   no lane dropped that the reference hits in
  *                        [tmin, best] (rp_ref_wt_eval, rp_ref_wt_t), no bit
  *                        past the leaf's count, and each lane kept with
@@ -175,12 +183,13 @@ static int fsame(float a, float b) {
     return x == y;
 }
 
-static const char *const inames[5] = {"internal_node_ray", "internal_box_packet",
-                                      "internal_block_ray", "internal_lane_nodes",
-                                      "internal_frustum"};
+#define NINTERNAL 6
+static const char *const inames[NINTERNAL] = {"internal_node_ray", "internal_box_packet",
+                                              "internal_block_ray", "internal_lane_nodes",
+                                              "internal_frustum", "internal_segments"};
 
 int rpc_internal_selected(const char *kernel_list) {
-    for (int f = 0; f < 5; f++)
+    for (int f = 0; f < NINTERNAL; f++)
         if (rpc_name_selected(kernel_list, inames[f]))
             return 1;
     return 0;
@@ -437,6 +446,40 @@ static int check_frustum(const rp_kernels *kt, const ncase *c, size_t n, int pr,
     return bad != 0;
 }
 
+/* The segments' box: 1 if it drops a child that one of the packet's rays
+ * passes (the reference, with the ray's best t); *pk, *nb: packets, and
+ * packets without a box. */
+static int check_segments(const rp_kernels *kt, const ncase *c, size_t n, int pr,
+                          unsigned long *pk, unsigned long *nb) {
+    int bad = 0;
+    for (size_t i = 0; i < n;) {
+        size_t w = 0;
+        unsigned h = 0;
+        int took = kt->scene_seg_packet(&c->rays, i, n - i, c->bound, &c->nd, c->best + i, &w, &h);
+        if (w == 0)
+            return 1; /* (no progress: a broken entry point) */
+        (*pk)++;
+        *nb += !took;
+        for (size_t l = i; took && l < i + w; l++)
+            for (int k = 0; k < RP_BVH_WIDTH; k++) {
+                float e = 0.0f;
+                if (!ref_child(c, l, k, c->best[l], &e))
+                    continue;
+                int d = !((h >> k) & 1u);
+                if (d && pr && bad < 2) {
+                    printf("    ray %zu (packet of %zu from ray %zu), child %d: the reference "
+                           "passes it (entry %a, best %a), the box drops it\n",
+                           l, w, i, k, (double)e, (double)c->best[l]);
+                    print_ray(&c->rays, l);
+                    print_box(&c->nd, k);
+                }
+                bad += d;
+            }
+        i += w;
+    }
+    return bad != 0;
+}
+
 /* lane_nodes: 1 if the variant differs from the reference; *out: the rays
  * left out (their packet not plain) */
 static int check_lanes(const rp_kernels *kt, const ncase *c, size_t n, int pr,
@@ -626,7 +669,7 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
         (*failed)++;
         return;
     }
-    for (int f = 0; f < 5; f++) {
+    for (int f = 0; f < NINTERNAL; f++) {
         if (!rpc_name_selected(kernel_list, inames[f]))
             continue;
         unsigned long kf[RP_ISA_COUNT] = {0}, dropped = 0, lanes = 0, left = 0, rays_n = 0;
@@ -643,12 +686,12 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                 irng r = {seed ^ (0x51ed2701u * (uint64_t)(f + 1)) ^ (it * 0x9e3779b97f4a7c15ULL)};
                 int bad;
                 rays.n = 40;
-                if (f == 0 || f == 1 || f == 3 || f == 4) {
+                if (f != 2) {
                     static ncase c;
                     size_t n = f == 0 ? 1 : 1 + ibelow(&r, 37);
                     c.rays = rays;
                     c.rays.n = n;
-                    iplain = (f == 3 || f == 4) && ibelow(&r, 4) != 0;
+                    iplain = (f == 3 || f == 4 || f == 5) && ibelow(&r, 4) != 0;
                     gen_node(&r, &c, n);
                     iplain = 0;
                     /* best per ray: a boundary of the reference's (child 0..3) */
@@ -680,6 +723,15 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                                    rp_isa_name(isas[v]), it, seed);
                             unsigned long a = 0, b = 0;
                             check_frustum(kt, &c, n, 1, &a, &b);
+                            printed++;
+                        }
+                    } else if (f == 5) {
+                        bad = check_segments(kt, &c, n, 0, &fpk, &fnf);
+                        if (bad && printed < 2) {
+                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
+                                   rp_isa_name(isas[v]), it, seed);
+                            unsigned long a = 0, b = 0;
+                            check_segments(kt, &c, n, 1, &a, &b);
                             printed++;
                         }
                     } else if (f == 3) {
@@ -742,10 +794,10 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
             printf(" (%lu of %lu lanes dropped)", dropped, lanes);
         if (f == 3)
             printf(" (%lu of %lu rays in packets left out: not plain)", left, rays_n);
-        if (f == 4) {
-            printf(" (%lu of %lu packets without a frustum)", fnf, fpk);
+        if (f == 4 || f == 5) {
+            printf(" (%lu of %lu packets without a %s)", fnf, fpk, f == 4 ? "frustum" : "box");
             if (iterations >= 100 && fnf == fpk) { /* a test that tested nothing */
-                printf(" FAILED: no packet had a frustum");
+                printf(" FAILED: no packet had a %s", f == 4 ? "frustum" : "box");
                 (*failed)++;
             }
         }
