@@ -409,67 +409,40 @@ static int check_packet(const rp_kernels *kt, const ncase *c, size_t n, int k, i
     return bad != 0;
 }
 
-/* The frustum: 1 if a packet's frustum drops a child that one of its rays
- * passes (the reference, with the ray's best t), or gives that child an
- * entry above the ray's; *pk, *nf: packets, and packets without a frustum. */
-static int check_frustum(const rp_kernels *kt, const ncase *c, size_t n, int pr,
-                         unsigned long *pk, unsigned long *nf) {
+/* A packet's sieve, its frustum (seg 0: scene_frustum_packet) or the box
+ * around its segments (seg 1: scene_seg_packet): 1 if it drops a child that
+ * one of its rays passes (the reference, with the ray's best t), or (the
+ * frustum) gives that child an entry above the ray's; *pk, *none: packets,
+ * and packets without one. */
+static int check_sieve(const rp_kernels *kt, const ncase *c, size_t n, int seg, int pr,
+                       unsigned long *pk, unsigned long *none) {
     int bad = 0;
     for (size_t i = 0; i < n;) {
         size_t w = 0;
         unsigned h = 0;
         float ent[RP_BVH_WIDTH];
-        int took = kt->scene_frustum_packet(&c->rays, i, n - i, c->bound, &c->nd, c->best + i,
-                                            &w, &h, ent);
+        int took = seg ? kt->scene_seg_packet(&c->rays, i, n - i, c->bound, &c->nd, c->best + i,
+                                              &w, &h)
+                       : kt->scene_frustum_packet(&c->rays, i, n - i, c->bound, &c->nd,
+                                                  c->best + i, &w, &h, ent);
         if (w == 0)
             return 1; /* (no progress: a broken entry point) */
         (*pk)++;
-        *nf += !took;
+        *none += !took;
         for (size_t l = i; took && l < i + w; l++)
             for (int k = 0; k < RP_BVH_WIDTH; k++) {
                 float e = 0.0f;
                 if (!ref_child(c, l, k, c->best[l], &e))
                     continue;
-                int d = !((h >> k) & 1u) || !(ent[k] <= e);
+                int d = !((h >> k) & 1u) || (!seg && !(ent[k] <= e));
                 if (d && pr && bad < 2) {
                     printf("    ray %zu (packet of %zu from ray %zu), child %d: reference entry "
-                           "%a (best %a), frustum %s, entry %a\n",
-                           l, w, i, k, (double)e, (double)c->best[l],
-                           (h >> k) & 1u ? "passes" : "drops it", (double)ent[k]);
-                    print_ray(&c->rays, l);
-                    print_box(&c->nd, k);
-                }
-                bad += d;
-            }
-        i += w;
-    }
-    return bad != 0;
-}
-
-/* The segments' box: 1 if it drops a child that one of the packet's rays
- * passes (the reference, with the ray's best t); *pk, *nb: packets, and
- * packets without a box. */
-static int check_segments(const rp_kernels *kt, const ncase *c, size_t n, int pr,
-                          unsigned long *pk, unsigned long *nb) {
-    int bad = 0;
-    for (size_t i = 0; i < n;) {
-        size_t w = 0;
-        unsigned h = 0;
-        int took = kt->scene_seg_packet(&c->rays, i, n - i, c->bound, &c->nd, c->best + i, &w, &h);
-        if (w == 0)
-            return 1; /* (no progress: a broken entry point) */
-        (*pk)++;
-        *nb += !took;
-        for (size_t l = i; took && l < i + w; l++)
-            for (int k = 0; k < RP_BVH_WIDTH; k++) {
-                float e = 0.0f;
-                if (!ref_child(c, l, k, c->best[l], &e))
-                    continue;
-                int d = !((h >> k) & 1u);
-                if (d && pr && bad < 2) {
-                    printf("    ray %zu (packet of %zu from ray %zu), child %d: the reference "
-                           "passes it (entry %a, best %a), the box drops it\n",
-                           l, w, i, k, (double)e, (double)c->best[l]);
+                           "%a (best %a), %s %s",
+                           l, w, i, k, (double)e, (double)c->best[l], seg ? "box" : "frustum",
+                           (h >> k) & 1u ? "passes" : "drops it");
+                    if (!seg)
+                        printf(", entry %a", (double)ent[k]);
+                    printf("\n");
                     print_ray(&c->rays, l);
                     print_box(&c->nd, k);
                 }
@@ -716,22 +689,13 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                             check_node(kt, &c, 1);
                             printed++;
                         }
-                    } else if (f == 4) {
-                        bad = check_frustum(kt, &c, n, 0, &fpk, &fnf);
+                    } else if (f == 4 || f == 5) {
+                        bad = check_sieve(kt, &c, n, f == 5, 0, &fpk, &fnf);
                         if (bad && printed < 2) {
                             printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
                                    rp_isa_name(isas[v]), it, seed);
                             unsigned long a = 0, b = 0;
-                            check_frustum(kt, &c, n, 1, &a, &b);
-                            printed++;
-                        }
-                    } else if (f == 5) {
-                        bad = check_segments(kt, &c, n, 0, &fpk, &fnf);
-                        if (bad && printed < 2) {
-                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
-                                   rp_isa_name(isas[v]), it, seed);
-                            unsigned long a = 0, b = 0;
-                            check_segments(kt, &c, n, 1, &a, &b);
+                            check_sieve(kt, &c, n, f == 5, 1, &a, &b);
                             printed++;
                         }
                     } else if (f == 3) {
