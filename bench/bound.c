@@ -80,6 +80,9 @@
  *     port, since part of each transpose (vinsertf128 / vinsertf32x4 from
  *     memory) is a load plus any-port uop.  Latencies do not enter: the
  *     bound is a throughput bound.
+ * An Intel family-6 CPU with another model number but AMX-TILE or
+ * AVX512-FP16 (what a VM may report for a Sapphire Rapids host) is counted
+ * as Golden Cove.
  * Any other CPU (and every non-x86 build) gets "fallback": Zen 5's numbers
  * under a name that says the CPU is not modelled.
  *
@@ -184,6 +187,14 @@ static int model_from_cpuid(void) {
             return MODEL_ICELAKE;
         default: break;
         }
+        /* A hypervisor may report another model number (a Sapphire Rapids
+         * VM seen here on 2026-11-28 said family 6 model 0xa7, Rocket
+         * Lake's, with AMX and AVX512-FP16 in its flags).  AMX-TILE and
+         * AVX512-FP16 (CPUID 7.0 EDX bits 24 and 23) exist only on Golden
+         * Cove server cores and their successors (Sapphire, Emerald and
+         * Granite Rapids), so either one names the core. */
+        if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 24 | 1u << 23)))
+            return MODEL_GOLDENCOVE;
     }
 #endif
     return MODEL_FALLBACK;
