@@ -276,6 +276,17 @@ RP_INLINE vm box_test_child(const vray *r, const vbox_ray *b, const rp_bvh_node 
     return b->uni ? box_test_uni(r, dn, df, k, tmax, entry) : box_test(r, b, nd, k, tmax, entry);
 }
 
+/* packet_walk's test of child k: the lanes not done (todo) that pass its
+ * box into *h (its entry into *entry); returns child k's bit where one of
+ * them is in play (lone: play, the lanes the stacked entry carries). */
+RP_INLINE unsigned child_step(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, int k,
+                              const float dn[3][RP_BVH_WIDTH], const float df[3][RP_BVH_WIDTH],
+                              vf best, vm todo, unsigned play, int lone, vm *h, vf *entry) {
+    *h = m_and(box_test_child(r, b, nd, k, dn, df, best, entry), todo);
+    unsigned hb = lone ? m_bits(*h) & play : m_bits(*h);
+    return (unsigned)(hb != 0) << k;
+}
+
 /* rp_ref_mt_in_box for the triangle at p (9 floats, stride floats apart)
  * and each lane's t: the box test on the triangle's box over [t, t]. */
 RP_INLINE vm mt_in_box(const vray *r, const vbox_ray *b, const float *p, int stride, vf t) {
@@ -836,16 +847,13 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                 unsigned q = valid & (sift ? frustum_node(&fru, nd, br->oct, fe) : seg_node(&seg, nd));
                 for (; q; q &= q - 1u) {
                     int k = __builtin_ctz(q);
-                    hs[k] = m_and(box_test_child(r, br, nd, k, dn, df, best, &ents[k]), todo);
-                    unsigned hb = lone ? m_bits(hs[k]) & play : m_bits(hs[k]);
-                    hit |= (unsigned)(hb != 0) << k;
+                    hit |= child_step(r, br, nd, k, dn, df, best, todo, play, lone, &hs[k],
+                                      &ents[k]);
                 }
-            } else {
-                for (int k = 0; k < nv; k++) {
-                    hs[k] = m_and(box_test_child(r, br, nd, k, dn, df, best, &ents[k]), todo);
-                    unsigned hb = lone ? m_bits(hs[k]) & play : m_bits(hs[k]);
-                    hit |= (unsigned)(hb != 0) << k;
-                }
+            } else { /* (a loop of its own: no trip count from data) */
+                for (int k = 0; k < nv; k++)
+                    hit |= child_step(r, br, nd, k, dn, df, best, todo, play, lone, &hs[k],
+                                      &ents[k]);
                 hit &= valid;
             }
         }
