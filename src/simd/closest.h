@@ -442,6 +442,17 @@ RP_INLINE void aabb_block(const rp_rays *r, const vprim *b, vm box_ok, size_t i,
         vf_storeu_mask(tfar + i, act, tf);
 }
 
+/* The full blocks of a call without an active mask; returns where they
+ * end.  box_ok is a constant at each call (the box's validity is uniform),
+ * so the valid box's loop has no mask operation for it. */
+RP_INLINE size_t aabb_full(const rp_rays *r, const vprim *b, vm box_ok, uint8_t *hit,
+                           float *tnear, float *tfar) {
+    size_t i = 0;
+    for (; r->n - i >= V_W; i += V_W)
+        aabb_block(r, b, box_ok, i, V_W, m_lanes(V_W), 1, hit, tnear, tfar);
+    return i;
+}
+
 /* Fewer than W rays without masked loads run the reference's loop (the
  * same results by definition: one partial block would be copied lane by
  * lane, array by array).  The rays' struct is copied to a local
@@ -460,12 +471,16 @@ static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_
     const float *bp = (const float *)box;
     vprim b;
     bc_prim(bp, 6, &b);
-    vm box_ok = m_lanes(box_valid_1(bp) ? V_W : 0);
+    const int ok = box_valid_1(bp);
+    vm box_ok = m_lanes(ok ? V_W : 0);
     const size_t n = r.n;
     size_t i = 0;
-    if (!active)
-        for (; n - i >= V_W; i += V_W)
-            aabb_block(&r, &b, box_ok, i, V_W, m_lanes(V_W), 1, hit, tnear, tfar);
+    if (!active) { /* the box's validity a constant in each loop */
+        if (ok)
+            i = aabb_full(&r, &b, m_lanes(V_W), hit, tnear, tfar);
+        else
+            i = aabb_full(&r, &b, m_lanes(0), hit, tnear, tfar);
+    }
     for (; i < n; i += V_W) {
         size_t m = min_w(n - i);
         vm act = ld_active(active, i, m);
