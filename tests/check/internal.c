@@ -183,10 +183,20 @@ static int fsame(float a, float b) {
     return x == y;
 }
 
-#define NINTERNAL 6
-static const char *const inames[NINTERNAL] = {"internal_node_ray", "internal_box_packet",
-                                              "internal_block_ray", "internal_lane_nodes",
-                                              "internal_frustum", "internal_segments"};
+/* The internal checks, by the function each tests. */
+enum {
+    I_NODE_RAY,   /* scene_node_ray: one ray against a wide node's children */
+    I_BOX_PACKET, /* scene_box_packet: a packet against one child */
+    I_BLOCK_RAY,  /* scene_block_ray: one ray against a leaf's block */
+    I_LANE_NODES, /* scene_lane_nodes: each ray of a packet against a node */
+    I_FRUSTUM,    /* scene_frustum_packet: a packet's frustum sieve */
+    I_SEGMENTS,   /* scene_seg_packet: the box around a packet's segments */
+    NINTERNAL
+};
+static const char *const inames[NINTERNAL] = {
+    [I_NODE_RAY] = "internal_node_ray",     [I_BOX_PACKET] = "internal_box_packet",
+    [I_BLOCK_RAY] = "internal_block_ray",   [I_LANE_NODES] = "internal_lane_nodes",
+    [I_FRUSTUM] = "internal_frustum",       [I_SEGMENTS] = "internal_segments"};
 
 int rpc_internal_selected(const char *kernel_list) {
     for (int f = 0; f < NINTERNAL; f++)
@@ -633,6 +643,76 @@ static int check_block(const rp_kernels *kt, const bcase *c, int pr, unsigned lo
     return bad;
 }
 
+/* What a check counts besides pass and fail, summed over a run. */
+typedef struct istats {
+    unsigned long dropped, lanes; /* I_BLOCK_RAY: lanes dropped, lanes */
+    unsigned long left, rays_n;   /* I_LANE_NODES: rays left out, rays */
+    unsigned long pk, none;       /* I_FRUSTUM, I_SEGMENTS: packets, without a sieve */
+} istats;
+
+/* Check f on table kt for the case made (nc for every check but
+ * I_BLOCK_RAY, bc for it; n rays): 1 when it fails.  pr: print the
+ * differences (a second pass over a failed case, counting nothing). */
+static int internal_check(int f, const rp_kernels *kt, const ncase *nc, const bcase *bc,
+                          size_t n, int pr, istats *st) {
+    istats scratch = {0};
+    if (pr)
+        st = &scratch;
+    int bad = 0;
+    switch (f) {
+    case I_NODE_RAY:
+        return check_node(kt, nc, pr);
+    case I_BOX_PACKET:
+        for (int k = 0; k < RP_BVH_WIDTH; k++)
+            bad |= check_packet(kt, nc, n, k, pr);
+        return bad;
+    case I_BLOCK_RAY:
+        st->lanes += bc->n;
+        return check_block(kt, bc, pr, &st->dropped);
+    case I_LANE_NODES:
+        st->rays_n += n;
+        return check_lanes(kt, nc, n, pr, &st->left);
+    case I_FRUSTUM:
+    case I_SEGMENTS:
+        return check_sieve(kt, nc, n, f == I_SEGMENTS, pr, &st->pk, &st->none);
+    }
+    return 1;
+}
+
+/* Makes case it of check f: a node case with its rays and best t in nc, or
+ * (I_BLOCK_RAY) a block case in bc; returns the rays' count. */
+static size_t internal_case(int f, uint64_t seed, uint64_t it, const rp_rays *rays, ncase *nc,
+                            bcase *bc) {
+    irng r = {seed ^ (0x51ed2701u * (uint64_t)(f + 1)) ^ (it * 0x9e3779b97f4a7c15ULL)};
+    if (f == I_BLOCK_RAY) {
+        bc->rays = *rays;
+        bc->rays.n = 1;
+        gen_block(&r, bc);
+        return 1;
+    }
+    size_t n = f == I_NODE_RAY ? 1 : 1 + ibelow(&r, 37);
+    nc->rays = *rays;
+    nc->rays.n = n;
+    iplain = (f == I_LANE_NODES || f == I_FRUSTUM || f == I_SEGMENTS) && ibelow(&r, 4) != 0;
+    gen_node(&r, nc, n);
+    iplain = 0;
+    /* best per ray: a boundary of the reference's (child 0..3) */
+    for (size_t i = 0; i < n; i++) {
+        float bnd[2 * RP_BVH_WIDTH];
+        int nb = 0;
+        for (int k = 0; k < RP_BVH_WIDTH; k++) {
+            rp_slab_wt_steps st;
+            if (nc->nd.child[k] == RP_NO_HIT)
+                continue;
+            node_steps(nc, i, k, &st);
+            bnd[nb++] = st.rn;
+            bnd[nb++] = st.rf;
+        }
+        nc->best[i] = ibest(&r, 1.0f, bnd, nb);
+    }
+    return n;
+}
+
 void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iterations,
                       const rp_isa *isas, int nisa, unsigned long *passed,
                       unsigned long *failed, unsigned long *vpass, unsigned long *vfail) {
@@ -642,11 +722,13 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
         (*failed)++;
         return;
     }
+    static ncase nc;
+    static bcase bc;
     for (int f = 0; f < NINTERNAL; f++) {
         if (!rpc_name_selected(kernel_list, inames[f]))
             continue;
-        unsigned long kf[RP_ISA_COUNT] = {0}, dropped = 0, lanes = 0, left = 0, rays_n = 0;
-        unsigned long fpk = 0, fnf = 0;
+        unsigned long kf[RP_ISA_COUNT] = {0};
+        istats st = {0};
         int tested = 0;
         for (int v = 0; v < nisa; v++) {
             rp_set_isa(isas[v]);
@@ -656,86 +738,13 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
             tested = 1;
             int printed = 0;
             for (uint64_t it = 0; it < iterations; it++) {
-                irng r = {seed ^ (0x51ed2701u * (uint64_t)(f + 1)) ^ (it * 0x9e3779b97f4a7c15ULL)};
-                int bad;
-                rays.n = 40;
-                if (f != 2) {
-                    static ncase c;
-                    size_t n = f == 0 ? 1 : 1 + ibelow(&r, 37);
-                    c.rays = rays;
-                    c.rays.n = n;
-                    iplain = (f == 3 || f == 4 || f == 5) && ibelow(&r, 4) != 0;
-                    gen_node(&r, &c, n);
-                    iplain = 0;
-                    /* best per ray: a boundary of the reference's (child 0..3) */
-                    for (size_t i = 0; i < n; i++) {
-                        float bnd[2 * RP_BVH_WIDTH];
-                        int nb = 0;
-                        for (int k = 0; k < RP_BVH_WIDTH; k++) {
-                            rp_slab_wt_steps st;
-                            if (c.nd.child[k] == RP_NO_HIT)
-                                continue;
-                            node_steps(&c, i, k, &st);
-                            bnd[nb++] = st.rn;
-                            bnd[nb++] = st.rf;
-                        }
-                        c.best[i] = ibest(&r, 1.0f, bnd, nb);
-                    }
-                    if (f == 0) {
-                        bad = check_node(kt, &c, 0);
-                        if (bad && printed < 2) {
-                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
-                                   rp_isa_name(isas[v]), it, seed);
-                            check_node(kt, &c, 1);
-                            printed++;
-                        }
-                    } else if (f == 4 || f == 5) {
-                        bad = check_sieve(kt, &c, n, f == 5, 0, &fpk, &fnf);
-                        if (bad && printed < 2) {
-                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
-                                   rp_isa_name(isas[v]), it, seed);
-                            unsigned long a = 0, b = 0;
-                            check_sieve(kt, &c, n, f == 5, 1, &a, &b);
-                            printed++;
-                        }
-                    } else if (f == 3) {
-                        unsigned long lo = 0;
-                        bad = check_lanes(kt, &c, n, 0, &lo);
-                        left += lo;
-                        rays_n += n;
-                        if (bad && printed < 2) {
-                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
-                                   rp_isa_name(isas[v]), it, seed);
-                            check_lanes(kt, &c, n, 1, &lo);
-                            printed++;
-                        }
-                    } else {
-                        bad = 0;
-                        for (int k = 0; k < RP_BVH_WIDTH; k++)
-                            bad |= check_packet(kt, &c, n, k, 0);
-                        if (bad && printed < 2) {
-                            printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
-                                   rp_isa_name(isas[v]), it, seed);
-                            for (int k = 0; k < RP_BVH_WIDTH; k++)
-                                check_packet(kt, &c, n, k, 1);
-                            printed++;
-                        }
-                    }
-                } else {
-                    static bcase c;
-                    c.rays = rays;
-                    c.rays.n = 1;
-                    gen_block(&r, &c);
-                    unsigned long dr = 0;
-                    bad = check_block(kt, &c, 0, &dr);
-                    dropped += dr;
-                    lanes += c.n;
-                    if (bad && printed < 2) {
-                        printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
-                               rp_isa_name(isas[v]), it, seed);
-                        check_block(kt, &c, 1, &dr);
-                        printed++;
-                    }
+                size_t n = internal_case(f, seed, it, &rays, &nc, &bc);
+                int bad = internal_check(f, kt, &nc, &bc, n, 0, &st);
+                if (bad && printed < 2) {
+                    printf("FAIL %s %s: case %" PRIu64 " (seed %" PRIu64 ")\n", inames[f],
+                           rp_isa_name(isas[v]), it, seed);
+                    internal_check(f, kt, &nc, &bc, n, 1, &st);
+                    printed++;
                 }
                 if (bad) {
                     kf[isas[v]]++;
@@ -754,14 +763,15 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
         for (int v = 0; v < nisa; v++)
             if (isas[v] != RP_ISA_SCALAR)
                 printf(" %s:%s", rp_isa_name(isas[v]), kf[isas[v]] ? "FAILED" : "ok");
-        if (f == 2)
-            printf(" (%lu of %lu lanes dropped)", dropped, lanes);
-        if (f == 3)
-            printf(" (%lu of %lu rays in packets left out: not plain)", left, rays_n);
-        if (f == 4 || f == 5) {
-            printf(" (%lu of %lu packets without a %s)", fnf, fpk, f == 4 ? "frustum" : "box");
-            if (iterations >= 100 && fnf == fpk) { /* a test that tested nothing */
-                printf(" FAILED: no packet had a %s", f == 4 ? "frustum" : "box");
+        if (f == I_BLOCK_RAY)
+            printf(" (%lu of %lu lanes dropped)", st.dropped, st.lanes);
+        if (f == I_LANE_NODES)
+            printf(" (%lu of %lu rays in packets left out: not plain)", st.left, st.rays_n);
+        if (f == I_FRUSTUM || f == I_SEGMENTS) {
+            const char *what = f == I_FRUSTUM ? "frustum" : "box";
+            printf(" (%lu of %lu packets without a %s)", st.none, st.pk, what);
+            if (iterations >= 100 && st.none == st.pk) { /* a test that tested nothing */
+                printf(" FAILED: no packet had a %s", what);
                 (*failed)++;
             }
         }
