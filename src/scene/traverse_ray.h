@@ -406,8 +406,16 @@ RP_INLINE unsigned qray_block(const qray *q, const rp_tri4 *b, unsigned n, float
 
 /* The lanes of block b (of which the first n are the leaf's) inside their
  * triangle by rp_ref_tri_eval's decision (det usable, the barycentric
- * signs and sum), the same operations in the same order. */
-RP_INLINE unsigned qray_block_mt(const qray *q, const rp_tri4 *b, unsigned n, unsigned flags) {
+ * signs and sum), the same operations in the same order, and whose t =
+ * tt / det (rp_ref_tri_t, the same bits) lies in [tmin, best]: a lane
+ * outside fails qray_leaf's test of t whatever the rest says, and best
+ * only decreases within a leaf, so the filter drops no lane the reference
+ * keeps.  (Without it every lane inside its triangle, most of them at a t
+ * outside the ray's range, went through the scalar reference: rp_trace's
+ * ambient-occlusion rays one at a time, Moller-Trumbore, were 12% slower
+ * than watertight ones, whose block test already filters by t.) */
+RP_INLINE unsigned qray_block_mt(const qray *q, const rp_tri4 *b, unsigned n, unsigned flags,
+                                 float best) {
     vq v0x = q_load(b->v[0]), v0y = q_load(b->v[1]), v0z = q_load(b->v[2]);
     vq e1x = q_sub(q_load(b->v[3]), v0x);
     vq e1y = q_sub(q_load(b->v[4]), v0y);
@@ -439,6 +447,12 @@ RP_INLINE unsigned qray_block_mt(const qray *q, const rp_tri4 *b, unsigned n, un
         in = q_or(in, q_and(q_and(q_lt(det, zero), q_le(zero, nu)),
                             q_and(q_le(zero, nv), q_le(q_add(nu, nv), q_sub(zero, det)))));
     }
+    if (!q_bits(in))
+        return 0;
+    a = q_mul(e2x, qx); c = q_mul(e2y, qy); vq tt = q_add(a, c);
+    a = q_mul(e2z, qz); tt = q_add(tt, a);
+    vq t = q_div(tt, det);
+    in = q_and(in, q_and(q_le(q_set1(q->r.tmin), t), q_le(t, q_set1(best))));
     return q_bits(in) & ((1u << (n < 4 ? n : 4)) - 1u);
 }
 
@@ -469,7 +483,7 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
             if (c)
                 c = qray_tplane(q, b, c, q->r.tmax, tw);
         } else {
-            c = qray_block_mt(q, b, count - j, flags);
+            c = qray_block_mt(q, b, count - j, flags, q->r.tmax);
         }
         while (c) {
             int l = __builtin_ctz(c);
