@@ -3,7 +3,9 @@
 checked on the real compile commands (TAP):
   1. no fast-math, -Ofast or native-CPU flags anywhere;
   2. -ffp-contract=off on every C compile of raypack;
-  3. per-ISA flags (-msse4.1, -mavx*) only on that ISA's sources (and on the
+  3. per-ISA flags (-msse4.1, -mavx*, -mfma) only on that ISA's sources (the
+     AVX2 and AVX-512 variants carry -mfma: the one-ray node test's fused
+     operation, src/x86/layer.h; the dispatcher asks the CPU for FMA) (and on the
      benchmark's deliberate autovec baselines, each compile of autovec.c
      with one ISA's flags), never on the scalar reference, the API layer or
      the dispatcher.
@@ -15,8 +17,8 @@ import sys
 cmds = json.load(open(sys.argv[1]))
 bad_any = re.compile(r"-march=native|-mtune=native|-ffast-math|-Ofast|-funsafe-math|SIMDE_FAST_")
 isa_flag = re.compile(r"-m(sse4\.1|avx[0-9a-z]*|fma)\b")
-SSE41, AVX2 = {"sse4.1"}, {"avx2"}
-AVX512 = {"avx512f", "avx512vl", "avx512dq", "avx512bw"}
+SSE41, AVX2 = {"sse4.1"}, {"avx2", "fma"}
+AVX512 = {"avx512f", "avx512vl", "avx512dq", "avx512bw", "fma"}
 allowed = {  # source path fragment -> the flag sets one compile of it may carry
     "src/sse/": [SSE41],
     "src/avx2/": [AVX2],

@@ -8,7 +8,10 @@
  * Included by traverse_simd.h.
  *   - Children: rp_ref_slab_wt_entry with the ray's values broadcast and a
  *     child's box in each lane, the same operations (the grown origin, the
- *     near and far planes chosen once per ray by the signs of rd).
+ *     near and far planes chosen once per ray by the signs of rd); for a
+ *     plain ray a short form with a fused multiply-subtract and a margin,
+ *     which passes a superset of the reference's children with entries at
+ *     most its entries (qray_slabs_short).
  *   - Triangles: the float edge functions of rp_ref_wt_eval, the same
  *     operations lane by lane.  A lane whose three edge functions have
  *     strictly mixed signs (one < 0, one > 0) is outside by the reference's
@@ -71,6 +74,9 @@ typedef struct qray {
      * the running max and min give its bits, a zero's sign included):
      * grown origins (near, far plane), 1 / d */
     vn on[3], of[3], rd[3];
+    /* the short form's (qray_slabs_short): the grown origins grown by a
+     * further margin, times rd */
+    vn onr[3], ofr[3];
     int nearoff[3], faroff[3]; /* float offsets of the near and far planes in a node */
     unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
     unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
@@ -106,6 +112,8 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
      * max |o| + bound below 2^127 and m * |rd| < 2^125 (vbox_ray's plain
      * in traverse_simd.h) */
     float m = rp_maxf(fabsf(o[2]), rp_maxf(fabsf(o[1]), fabsf(o[0]))) + bound;
+    /* the short form's margin (qray_slabs_short): 2^-18 (m + pad) */
+    float xm = (m + pad) * 0x1p-18f;
     for (int a = 0; a < 3; a++) { /* the box test: world axes, the reference's order */
         int neg = rd[a] < 0.0f;
         /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane, of
@@ -121,6 +129,9 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
         q->on[a] = n_set1(o[a] + sp);
         q->of[a] = n_set1(o[a] - sp);
         q->rd[a] = n_set1(rd[a]);
+        float sx = rp_xorsign(xm, rd[a]);
+        q->onr[a] = n_set1(((o[a] + sp) + sx) * rd[a]);
+        q->ofr[a] = n_set1(((o[a] - sp) - sx) * rd[a]);
         q->nearoff[a] = plane_near_off(a, neg, RP_BVH_WIDTH); /* in a node: lo[3][W], hi[3][W] */
         q->faroff[a] = plane_far_off(a, neg, RP_BVH_WIDTH);
     }
@@ -137,11 +148,13 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
     unsigned big = q_bits(q_eq(ard, q_set1(0x1.fffffep+127f)));
     unsigned fin = q_bits(q_lt(ard, q_set1(0x1.fffffep+127f)));
     unsigned small = q_bits(q_lt(q_mul(q_set1(m), ard), q_set1(0x1p125f)));
+    /* and m * |rd| >= 2^-100: the short form's margin beyond underflow */
+    unsigned notiny = ~q_bits(q_lt(q_mul(q_set1(m), ard), q_set1(0x1p-100f)));
     unsigned lz = (~pos | big) & 7u, bd = pos & fin & 7u, kzb = 1u << q->w.kz;
     q->loose = lz;
     q->bd = bd;
     q->rloose = (lz & kzb) | (~bd & 7u & ~kzb);
-    q->plain = (m < 0x1p127f) & ((bd & small & 7u) == 7u);
+    q->plain = (m < 0x1p127f) & ((bd & small & notiny & 7u) == 7u);
     const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
     for (int k = 0; k < 3; k++) { /* the triangle tests: the ray's frame */
         int a = ax[k];
@@ -188,6 +201,43 @@ RP_INLINE void qray_slabs(const qray *q, const float *base, vn t0[3], vn t1[3]) 
     }
 }
 
+#ifndef RP_N_FMSUB
+static inline vn n_fmsub(vn a, vn b, vn c) { return n_sub(n_mul(a, b), c); }
+#endif
+
+/* The six slab values of the short form (a plain ray, qray_nodeN): plane *
+ * rd - onr, one fused operation where the ISA has one (n_fmsub), where the
+ * reference computes (plane - on) * rd, so the node's loads are one
+ * operation from the entry instead of two.  The walk waits on that path
+ * at every node (node_short).  onr = on' * rd, on' the grown origin on
+ * moved a further x = 2^-18 (m + pad) the same way (of' likewise), m =
+ * max |o| + bound, so that every t0 here is at most the reference's t0 and
+ * every t1 at least its t1: a superset of its children, with entries at
+ * most its entries, so a conservative test and pruning (the result is the
+ * reference's, as for the packets' frustum).  Why, for rd > 0 (rd < 0 is
+ * the same mirrored), u = 2^-23 (one rounding's relative error in any
+ * rounding mode), |plane| <= bound, so |plane - on|, |on'| <= M = m + pad:
+ *   - the exact plane * rd - on' * rd is (plane - on) rd - x' rd, x' >= x
+ *     - u M the distance on' actually moved (its two roundings);
+ *   - rounding on' * rd, then the subtraction (fused: once; unfused: the
+ *     product too) moves it by at most 3u M rd;
+ *   - the reference's fl(fl(plane - on) * rd) is below (plane - on) rd by
+ *     at most 2u M rd;
+ *   - so t0 here <= reference t0 when x' rd > 5u M rd plus the underflow
+ *     terms (at most 2^-126 per rounding, flush-to-zero included), and x'
+ *     >= 31u M: m |rd| >= 2^-100 (plain) makes x' rd >= 2^-119 >> 2^-123.
+ *   Overflow: plain keeps m |rd| < 2^125, so no product or difference
+ *   reaches 2^127; an empty child's infinite planes give +-inf as before.
+ * test_scene and rp_check's internal_node_ray check the superset and the
+ * entries (and that the margin rejects what the reference rejects by more
+ * than it). */
+RP_INLINE void qray_slabs_short(const qray *q, const float *base, vn t0[3], vn t1[3]) {
+    for (int a = 0; a < 3; a++) {
+        t0[a] = n_fmsub(n_load(base + q->nearoff[a]), q->rd[a], q->onr[a]);
+        t1[a] = n_fmsub(n_load(base + q->faroff[a]), q->rd[a], q->ofr[a]);
+    }
+}
+
 /* The children of nd that may hold a hit in [tmin, best]: a bit per child;
  * ent[k]: child k's range entry (rn). */
 RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *child,
@@ -196,7 +246,7 @@ RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *
     /* (the slab values are computed inside each branch: computed before
      * it, gcc kept all six for both paths and spilled them to the stack) */
     if (q->plain & (q->r.tmin <= best)) {
-        qray_slabs(q, base, t0, t1);
+        qray_slabs_short(q, base, t0, t1);
         /* box_fast's short form (traverse_simd.h): no NaN, no infinity, no
          * +-FLT_MAX in any slab value, tmin <= best.  An empty child's
          * inverted box (lo +inf, hi -inf) fails here without the child

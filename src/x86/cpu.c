@@ -28,6 +28,7 @@ unsigned rp_cpu_native_isas(void) {
         isas |= 1u << RP_ISA_SSE41;
     int osxsave = (c & (1u << 27)) != 0;          /* CPUID.1:ECX.OSXSAVE: XGETBV usable */
     int avx = (c & (1u << 28)) != 0;              /* CPUID.1:ECX.AVX */
+    int fma = (c & (1u << 12)) != 0;              /* CPUID.1:ECX.FMA (the one-ray node test) */
     if (!osxsave || !avx)
         return isas;
     uint64_t xcr0 = xgetbv0();
@@ -41,9 +42,9 @@ unsigned rp_cpu_native_isas(void) {
     int dq = (b & (1u << 17)) != 0;               /* AVX512DQ */
     int bw = (b & (1u << 30)) != 0;               /* AVX512BW */
     int vl = (b & (1u << 31)) != 0;               /* AVX512VL */
-    if (ymm_os && avx2)
+    if (ymm_os && avx2 && fma)
         isas |= 1u << RP_ISA_AVX2;
-    if (ymm_os && zmm_os && avx2 && f && dq && bw && vl)
+    if (ymm_os && zmm_os && avx2 && fma && f && dq && bw && vl)
         isas |= 1u << RP_ISA_AVX512;
     return isas;
 }
