@@ -228,9 +228,9 @@ static inline vn n_fmsub(vn a, vn b, vn c) { return n_sub(n_mul(a, b), c); }
  *     >= 31u M: m |rd| >= 2^-100 (plain) makes x' rd >= 2^-119 >> 2^-123.
  *   Overflow: plain keeps m |rd| < 2^125, so no product or difference
  *   reaches 2^127; an empty child's infinite planes give +-inf as before.
- * test_scene and rp_check's internal_node_ray check the superset and the
- * entries (and that the margin rejects what the reference rejects by more
- * than it). */
+ * rp_check's internal_node_ray checks the superset and the entries at the
+ * reference's boundaries (and counts the children passed beyond the
+ * reference's); test_scene and rp_check's scene checks, the results. */
 RP_INLINE void qray_slabs_short(const qray *q, const float *base, vn t0[3], vn t1[3]) {
     for (int a = 0; a < 3; a++) {
         t0[a] = n_fmsub(n_load(base + q->nearoff[a]), q->rd[a], q->onr[a]);
