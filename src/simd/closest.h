@@ -442,25 +442,31 @@ RP_INLINE void aabb_block(const rp_rays *r, const vprim *b, vm box_ok, size_t i,
         vf_storeu_mask(tfar + i, act, tf);
 }
 
-/* The full blocks of a call without an active mask; returns where they
- * end.  box_ok is a constant at each call (the box's validity is uniform),
- * so the valid box's loop has no mask operation for it. */
-RP_INLINE size_t aabb_full(const rp_rays *r, const vprim *b, vm box_ok, uint8_t *hit,
-                           float *tnear, float *tfar) {
-    size_t i = 0;
-    for (; r->n - i >= V_W; i += V_W)
-        aabb_block(r, b, box_ok, i, V_W, m_lanes(V_W), 1, hit, tnear, tfar);
-    return i;
+/* The common call, out of line: no active mask, both tnear and tfar, a
+ * valid box, n a multiple of W (n > 0).  Whole vectors only, no mask or
+ * NULL test in the loop, and few values live, so no stack realignment or
+ * register spills (the general function below keeps three loops' worth of
+ * state).  The rays' struct is copied to a local: its array pointers stay
+ * in registers (the stores to hit, tnear, tfar cannot change them). */
+static __attribute__((noinline)) void aabb_plain(const rp_rays *rays, const float *bp,
+                                                 uint8_t *hit, float *tnear, float *tfar) {
+    if (!tnear || !tfar) /* never: the caller's condition; the loop tests neither */
+        __builtin_unreachable();
+    const rp_rays r = *rays;
+    vprim b;
+    bc_prim(bp, 6, &b);
+    for (size_t i = 0; i < r.n; i += V_W)
+        aabb_block(&r, &b, m_lanes(V_W), i, V_W, m_lanes(V_W), 1, hit, tnear, tfar);
 }
 
-/* Fewer than W rays without masked loads run the reference's loop (the
- * same results by definition: one partial block would be copied lane by
- * lane, array by array).  The rays' struct is copied to a local
- * (its array pointers stay in registers: the stores to hit, tnear, tfar
- * cannot change them), and the full blocks of a call without an active
- * mask run a loop of their own with no mask or tail tests. */
-static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_aabb *box,
-                           uint8_t *hit, float *tnear, float *tfar) {
+/* Every other call.  Fewer than W rays without masked loads run the
+ * reference's loop (the same results by definition: one partial block
+ * would be copied lane by lane, array by array); the full blocks of a call
+ * without an active mask run a loop of their own with no mask or tail
+ * test, the box's validity a constant in it. */
+static __attribute__((noinline)) void aabb_general(const rp_rays *rays, const uint8_t *active,
+                                                   const rp_aabb *box, uint8_t *hit,
+                                                   float *tnear, float *tfar) {
 #ifndef RP_V_MASKED_F
     if (rays->n < V_W) { /* a partial block would be copied lane by lane */
         rp_kernels_scalar.intersect_aabb(rays, active, box, hit, tnear, tfar);
@@ -475,12 +481,9 @@ static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_
     vm box_ok = m_lanes(ok ? V_W : 0);
     const size_t n = r.n;
     size_t i = 0;
-    if (!active) { /* the box's validity a constant in each loop */
-        if (ok)
-            i = aabb_full(&r, &b, m_lanes(V_W), hit, tnear, tfar);
-        else
-            i = aabb_full(&r, &b, m_lanes(0), hit, tnear, tfar);
-    }
+    if (!active)
+        for (; n - i >= V_W; i += V_W)
+            aabb_block(&r, &b, box_ok, i, V_W, m_lanes(V_W), 1, hit, tnear, tfar);
     for (; i < n; i += V_W) {
         size_t m = min_w(n - i);
         vm act = ld_active(active, i, m);
@@ -489,6 +492,17 @@ static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_
             continue;
         aabb_block(&r, &b, box_ok, i, m, act, m == V_W && abits == V_ALL, hit, tnear, tfar);
     }
+}
+
+/* The table's entry: the common call (aabb_plain) or every other
+ * (aabb_general), each a tail call. */
+static void intersect_aabb(const rp_rays *rays, const uint8_t *active, const rp_aabb *box,
+                           uint8_t *hit, float *tnear, float *tfar) {
+    const float *bp = (const float *)box;
+    if (!active && tnear && tfar && rays->n % V_W == 0 && box_valid_1(bp))
+        aabb_plain(rays, bp, hit, tnear, tfar);
+    else
+        aabb_general(rays, active, box, hit, tnear, tfar);
 }
 
 static void closest_aabb(rp_rays *rays, const uint8_t *active, const rp_aabb *boxes,

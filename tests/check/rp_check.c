@@ -872,6 +872,11 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
     else if (cz < 90 || n > 64) count = below(&r, 71);
     else count = 1000;
     if (kd->kind == K_INTERSECT) count = 1;
+    /* intersect_aabb: whole blocks of every width more often (each variant's
+     * common path, aabb_plain in src/simd/closest.h, takes only n a multiple
+     * of its width, with no active mask, both tnear and tfar and a valid
+     * box; an invalid one more often below) */
+    if (kd->kind == K_INTERSECT && chance(&r, 30)) n = 16 * (size_t)(1 + below(&r, 8));
     if (kd->scene && n <= 300) { /* the empty and the one-triangle scene, more often */
         unsigned q = below(&r, 100);
         if (q < 5) count = 0;
@@ -944,6 +949,19 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
             break;
         case F_SPHERE: gen_sphere(&r, c->style, p, prev); break;
         default: gen_plane(&r, c->style, p, prev); break;
+        }
+    }
+    if (kd->kind == K_INTERSECT && chance(&r, 15)) { /* an invalid box: a NaN plane (the
+                                                       * slab skips it: a hit unless the
+                                                       * validity says no), or inverted */
+        int k = (int)below(&r, 6);
+        if (chance(&r, 60)) {
+            prims[k] = NAN;
+        } else {
+            k %= 3;
+            float t = prims[k];
+            prims[k] = prims[3 + k] + 1.0f;
+            prims[3 + k] = t;
         }
     }
     if (kd->scene)
