@@ -462,8 +462,9 @@ static __attribute__((noinline)) void aabb_plain(const rp_rays *rays, const floa
 /* Every other call.  Fewer than W rays without masked loads run the
  * reference's loop (the same results by definition: one partial block
  * would be copied lane by lane, array by array); the full blocks of a call
- * without an active mask run a loop of their own with no mask or tail
- * test, the box's validity a constant in it. */
+ * without an active mask run a loop of their own with no tail test.  (Its
+ * copies per box validity, 20ded7c, went with the valid box's common call
+ * to aabb_plain.) */
 static __attribute__((noinline)) void aabb_general(const rp_rays *rays, const uint8_t *active,
                                                    const rp_aabb *box, uint8_t *hit,
                                                    float *tnear, float *tfar) {
