@@ -69,8 +69,12 @@ static const char *const names[RP_ISA_COUNT] = {"scalar", "sse41", "avx2", "avx5
  *     existed): 16 wide at 1.40x, 1.20x, 0.91x, AVX2's 8-wide packets at
  *     1.18x, 1.06x, 0.96x: there 16 wide won on the smaller meshes by more
  *     than it lost at 1.2M.
- * So 8 wide where 512-bit operations split (rp_cpu_splits512), else 16;
- * RP_AVX512_MIXED=8 or 16 overrides (tests run both). */
+ * So 8 wide where 512-bit operations split (rp_cpu_splits512), and on
+ * large scenes elsewhere, for all but short rays (rp_avx512_mixed8_tris
+ * below).  rp_avx512_mixed8 = 1 sends every mixed-sign packet, short
+ * ones too, to the 8-wide walk: RP_AVX512_MIXED=8 (=16: none), and
+ * RP_AVX512_PACKET8_TRIS where 512-bit operations split (tests run each
+ * choice). */
 int rp_avx512_mixed8;
 
 /* And packets of one octant 8 or 16 rays wide as the query goes, where
@@ -104,14 +108,26 @@ int rp_avx512_mixed8;
 size_t rp_avx512_packet8_tris = SIZE_MAX;
 int rp_avx512_adapt;
 
-/* And on the same cores packets of mixed direction signs whose rays are
- * all short stay 16 wide (rp_avx512_adapt_mixed; packet_short and
- * scene_packets in src/scene/traverse_simd.h): rp_avx512_mixed8's 8 was
- * measured on diffuse bounces, rays without end, but ambient-occlusion
- * rays keep their 16 lanes together and ran 6-22% faster 16 wide.
- * RP_AVX512_MIXED=8 or 16 fixes the width and turns this off, as
- * RP_AVX512_PACKET8_TRIS does. */
-int rp_avx512_adapt_mixed;
+/* And packets of mixed direction signs whose rays are not all short
+ * (packet_short: diffuse bounces, not ambient occlusion) go 8 wide on
+ * scenes of at least rp_avx512_mixed8_tris triangles, short ones staying
+ * 16 wide (scene_packets in src/scene/traverse_simd.h).  Where 512-bit
+ * operations split, on every scene (0): rp_avx512_mixed8's 8 was measured
+ * on diffuse bounces, rays without end, but ambient-occlusion rays keep
+ * their 16 lanes together and ran 6-22% faster 16 wide (Zen 4).
+ * Elsewhere from 2^20 triangles on: Intel Sapphire Rapids, 2026-11-28
+ * (6ed64f6, RP_AVX512_MIXED=16 against 8 in alternated runs, diffuse rows
+ * over Embree's rtcIntersect1 of the same run): bunny (75k triangles)
+ * 1.271 against 1.187 and 300k 1.097 against 1.098 (medians of three);
+ * 1.2M even (8 ahead in 10 of 16 pairs of runs; the four sets' medians
+ * 0.973-1.003 against 0.987-1.026); 4.8M 0.963 against 1.000 (four pairs, 8 ahead in
+ * Mrays/s in each, +4%); rp_trace's ambient-occlusion rays (short, so 16
+ * wide either way here) 0.81-0.82 against 0.58-0.60 all 8 wide.  So 16
+ * wide up to 300k triangles, 8 from 1.2M, where the two meet.
+ * RP_AVX512_MIXED=8 or 16 fixes the width of every mixed-sign packet
+ * (SIZE_MAX here); RP_AVX512_MIXED_TRIS=N sets the count. */
+#define MIXED8_TRIS ((size_t)1 << 20)
+size_t rp_avx512_mixed8_tris = SIZE_MAX;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned native_isas;   /* written once under `once` */
@@ -128,6 +144,24 @@ unsigned rp_isa_compiled(void) {
     return m;
 }
 
+/* A tuning variable's count of triangles (a decimal that strtoull takes
+ * whole, at most SIZE_MAX): 1 and *v where name is set to one; unset or
+ * empty, 0; else one warning that names it, and 0. */
+static int env_count(const char *name, size_t *v) {
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (s[0] < '0' || s[0] > '9' || *end || errno) {
+        fprintf(stderr, "raypack: %s=%s is not a number of triangles; ignored\n", name, s);
+        return 0;
+    }
+    *v = x > SIZE_MAX ? SIZE_MAX : (size_t)x;
+    return 1;
+}
+
 static void init_once(void) {
     native_isas = rp_cpu_native_isas() & rp_isa_compiled();
     auto_isa = RP_ISA_SCALAR;
@@ -139,34 +173,37 @@ static void init_once(void) {
             break;
         }
     int split = rp_cpu_splits512();
-    rp_avx512_mixed8 = split;
+    rp_avx512_mixed8 = 0;
+    rp_avx512_mixed8_tris = split ? 0 : MIXED8_TRIS;
+    rp_avx512_packet8_tris = SIZE_MAX;
+    rp_avx512_adapt = split;
+    size_t v;
+    int mixed_set = 0, mtris_set = 0;
     const char *mixed = getenv("RP_AVX512_MIXED");
-    int mixed_set = 0;
     if (mixed && *mixed) {
         if ((mixed_set = !strcmp(mixed, "8") || !strcmp(mixed, "16")))
             rp_avx512_mixed8 = mixed[0] == '8';
         else
             fprintf(stderr, "raypack: RP_AVX512_MIXED=%s is not 8 or 16; using %s\n", mixed,
-                    split ? "8, 16 for short rays" : "16");
+                    split ? "8, 16 for short rays" : "16, 8 for long rays on large scenes");
     }
-    rp_avx512_packet8_tris = SIZE_MAX;
-    rp_avx512_adapt = split;
-    rp_avx512_adapt_mixed = split && !mixed_set;
-    const char *p8 = getenv("RP_AVX512_PACKET8_TRIS");
-    if (p8 && *p8) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(p8, &end, 10);
-        if (p8[0] < '0' || p8[0] > '9' || *end || errno)
-            fprintf(stderr,
-                    "raypack: RP_AVX512_PACKET8_TRIS=%s is not a number of triangles; ignored\n",
-                    p8);
-        else {
-            rp_avx512_packet8_tris = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-            rp_avx512_adapt = 0;
-            rp_avx512_adapt_mixed = 0;
+    if (env_count("RP_AVX512_MIXED_TRIS", &v)) {
+        rp_avx512_mixed8_tris = v;
+        mtris_set = 1;
+    }
+    if (env_count("RP_AVX512_PACKET8_TRIS", &v)) {
+        rp_avx512_packet8_tris = v;
+        rp_avx512_adapt = 0;
+        if (!mtris_set) { /* every mixed-sign packet 8 wide where 512-bit operations
+                           * split, else 16 (unless RP_AVX512_MIXED says), as before
+                           * RP_AVX512_MIXED_TRIS */
+            if (!mixed_set)
+                rp_avx512_mixed8 = split;
+            rp_avx512_mixed8_tris = SIZE_MAX;
         }
     }
+    if (mixed_set) /* fixes every mixed-sign packet's width */
+        rp_avx512_mixed8_tris = SIZE_MAX;
     rp_isa want = auto_isa;
     const char *env = getenv("RP_ISA");
     if (env && *env) {

@@ -151,11 +151,10 @@ RP_HIDDEN unsigned rp_cpu_native_isas(void);
  * x86). */
 RP_HIDDEN int rp_cpu_splits512(void);
 
-/* 1: the AVX-512 variant walks scene packets of mixed direction signs 8
- * rays wide (src/avx512/scene8_avx512.c), 0: 16 wide; the same results
- * either way.  Set once by the dispatcher's first detection, before any
- * kernel runs: rp_cpu_splits512(), or RP_AVX512_MIXED=8 or 16
- * (src/dispatch.c says why). */
+/* 1: the AVX-512 variant walks every scene packet of mixed direction signs
+ * 8 rays wide (src/avx512/scene8_avx512.c); 0: by rp_avx512_mixed8_tris.
+ * The same results either way.  Set once by the dispatcher's first
+ * detection, before any kernel runs (src/dispatch.c says why). */
 RP_HIDDEN extern int rp_avx512_mixed8;
 
 /* The AVX-512 variant walks every scene packet 8 rays wide on scenes of at
@@ -168,9 +167,12 @@ RP_HIDDEN extern int rp_avx512_mixed8;
 RP_HIDDEN extern size_t rp_avx512_packet8_tris;
 RP_HIDDEN extern int rp_avx512_adapt;
 
-/* 1 where the AVX-512 variant also picks the width of its packets of mixed
- * direction signs as a query goes (scene_packets): rp_avx512_adapt and no
- * RP_AVX512_MIXED (which then fixes the width, rp_avx512_mixed8). */
-RP_HIDDEN extern int rp_avx512_adapt_mixed;
+/* Where rp_avx512_mixed8 is 0, the AVX-512 variant walks scene packets of
+ * mixed direction signs whose rays are not all short (packet_short) 8 rays
+ * wide on scenes of at least this many triangles (SIZE_MAX: never), the
+ * others 16 wide (scene_packets, src/scene/traverse_simd.h): 0 where
+ * 512-bit operations split, else 2^20; RP_AVX512_MIXED_TRIS=N sets it,
+ * RP_AVX512_MIXED turns it off (src/dispatch.c). */
+RP_HIDDEN extern size_t rp_avx512_mixed8_tris;
 
 #endif

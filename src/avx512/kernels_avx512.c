@@ -238,9 +238,10 @@ static inline void bc_prim2(const float *p, const float *q, int nf, vf *out) {
 }
 
 /* A scene packet whose rays' direction signs differ (diffuse bounces) goes,
- * where rp_avx512_mixed8 says so (cores that split 512-bit operations,
- * src/dispatch.c; but packets of short rays, where rp_avx512_adapt_mixed
- * says so: scene_packets), to 8-lane packets in 256-bit registers
+ * where rp_avx512_mixed8 says so (RP_AVX512_MIXED=8), or where its rays
+ * are not all short and the scene has at least rp_avx512_mixed8_tris
+ * triangles (every scene on cores that split 512-bit operations, 2^20
+ * elsewhere: src/dispatch.c; scene_packets), to 8-lane packets in 256-bit registers
  * (scene8_avx512.c: AVX2's layer, its node step by lanes, lone lanes to
  * the one-ray walk),
  * not to a 16-lane walk: on such packets most of the 16 lanes idle at most
@@ -255,6 +256,6 @@ static inline void bc_prim2(const float *p, const float *q, int nf, vf *out) {
  * (scene_packets; src/dispatch.c). */
 #define RP_SIMD_NARROW_ON(s) ((s)->ntris >= rp_avx512_packet8_tris)
 #define RP_SIMD_ADAPT_ON rp_avx512_adapt
-#define RP_SIMD_ADAPT_MIXED_ON rp_avx512_adapt_mixed
+#define RP_SIMD_MIXED_LONG_ON(s) ((s)->ntris >= rp_avx512_mixed8_tris)
 
 #include "simd/kernels.h"

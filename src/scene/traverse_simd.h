@@ -15,7 +15,8 @@
  * tests its nodes lane by lane, a node's children in one register
  * (lane_nodes); the AVX-512 variant walks such packets as AVX2 does, in
  * packets of 8 in 256-bit registers, on cores that split 512-bit
- * operations (but packets of short rays: packet_short), and there packets
+ * operations and on large scenes elsewhere (but packets of short rays:
+ * packet_short), and on the former packets
  * of one octant too where their lanes part ways (scene_packets;
  * RP_SIMD_NARROW_PACKETS, src/avx512/scene8_avx512.c).  The same tests
  * either way, so the same results.
@@ -1064,7 +1065,8 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
  * at 1.2M triangles, three alternated runs each against the code before
  * the frustum: 0.95x without this rule, 0.99x with it, both within this
  * VM's noise; at 4.8M not measured apart).
- * Except short rays (RP_SIMD_ADAPT_MIXED_ON: mix8 = MIXED_LONG): a mixed-sign
+ * Except short rays (RP_SIMD_MIXED_LONG_ON: mix8 = MIXED_LONG, on every
+ * scene where 512-bit operations split, on large ones elsewhere): a mixed-sign
  * packet whose rays all end within a quarter of the scene's longest side
  * (packet_short: ambient occlusion) stays 16 wide, and only the others
  * count toward a narrow window.  rp_trace's AO rays, AMD Zen 4,
@@ -1074,7 +1076,8 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
  * 2 and 8 rays per hit (origins not shared; shared by 2 and 8), 8.7 ->
  * 9.8, 9.4 -> 10.8, 11.1 -> 12.8 on the built-in scene, 7.8 -> 8.3, 8.8
  * -> 9.6, 9.9 -> 11.4 on the bunny.  Diffuse bounces (no end) keep the
- * 8-lane walk, which wins there from 300k triangles (src/dispatch.c).
+ * 8-lane walk, which wins there from 300k triangles on Zen 4 and from
+ * 1.2M on Sapphire Rapids (src/dispatch.c).
  * Lengths between a quarter of the span and no end were not measured; a
  * window rule on lanes in play per node, tried first, swung between the
  * widths on AO (its 8- and 16-lane counts overlap diffuse's). */
@@ -1089,12 +1092,12 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
     rp_status st = RP_OK;
     int mix8 = MIXED_STAY; /* mixed signs: to the narrow walk (scene_packet's mixed8) */
 #if defined(RP_SIMD_NARROW_PACKETS)
-    mix8 = RP_SIMD_MIXED_ON ? MIXED_NARROW : MIXED_STAY;
+    mix8 = RP_SIMD_MIXED_ON ? MIXED_NARROW
+           : RP_SIMD_MIXED_LONG_ON(s) ? MIXED_LONG /* short packets stay */
+                                      : MIXED_STAY;
 #endif
 #if defined(RP_SIMD_ADAPT_ON) && defined(RP_SIMD_NARROW_PACKETS)
     const int adapt = RP_SIMD_ADAPT_ON;
-    if (mix8 == MIXED_NARROW && RP_SIMD_ADAPT_MIXED_ON)
-        mix8 = MIXED_LONG; /* short packets stay */
     int narrow = 0, oct8 = 0; /* this window whole, one octant: to the narrow walk */
     unsigned seen = 0;
     *ps = (pstat){0, 0, 0, 0, 0};

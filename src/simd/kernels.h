@@ -30,8 +30,9 @@
  * that function, which a second file makes from this template with
  * RP_SIMD_PACKETS_FN defined: then only block.h, prim.h and the
  * traversal, and no table): its packets of mixed direction signs where
- * RP_SIMD_MIXED_ON (an int) is nonzero, and every packet of a query on
- * scene s where RP_SIMD_NARROW_ON(s) is.
+ * RP_SIMD_MIXED_ON (an int) is nonzero, those whose rays are not all
+ * short where RP_SIMD_MIXED_LONG_ON(s) is (scene s), and every packet of
+ * a query on scene s where RP_SIMD_NARROW_ON(s) is.
  *
  * The vector layer (static inline functions of the ISA file):
  *   types  vf (W floats), vi (W uint32), vm (a W-lane mask); V_W (= W);

@@ -8,8 +8,8 @@
  * with: a name that is not a variant, or a variant that cannot run here,
  * prints exactly one warning on stderr (however many calls follow) and
  * falls back to the automatic choice; a runnable one is used silently.
- * The AVX-512 tuning variables RP_AVX512_MIXED (8 or 16) and
- * RP_AVX512_PACKET8_TRIS (a decimal count) likewise: a bad value adds
+ * The AVX-512 tuning variables RP_AVX512_MIXED (8 or 16),
+ * RP_AVX512_PACKET8_TRIS and RP_AVX512_MIXED_TRIS (decimal counts) likewise: a bad value adds
  * exactly one warning that names it, and changes nothing else here.
  * stderr is redirected to a temporary file before the first library call
  * so the warnings can be counted.
@@ -101,8 +101,8 @@ static int test_set_isa(void) {
 
 /* Whether the library must warn about a tuning variable's value
  * (src/dispatch.c): RP_AVX512_MIXED other than 8 or 16, or
- * RP_AVX512_PACKET8_TRIS not a decimal count that strtoull takes whole
- * (the library's own rule, a 20-digit count above ULLONG_MAX included);
+ * RP_AVX512_PACKET8_TRIS or RP_AVX512_MIXED_TRIS not a decimal count that
+ * strtoull takes whole (the library's own rule, a 20-digit count above ULLONG_MAX included);
  * unset or empty: no. */
 static int bad_mixed(const char *v) { return v && *v && strcmp(v, "8") && strcmp(v, "16"); }
 static int bad_count(const char *v) {
@@ -117,7 +117,8 @@ static int bad_count(const char *v) {
 static int test_env(void) {
     const char *env = getenv("RP_ISA");
     const char *mixed = getenv("RP_AVX512_MIXED"), *p8 = getenv("RP_AVX512_PACKET8_TRIS");
-    int tune = bad_mixed(mixed) + bad_count(p8);
+    const char *mt = getenv("RP_AVX512_MIXED_TRIS");
+    int tune = bad_mixed(mixed) + bad_count(p8) + bad_count(mt);
     fflush(stderr);
     FILE *tmp = tmpfile();
     int saved = dup(2);
@@ -179,6 +180,11 @@ static int test_env(void) {
         ok(strstr(all, mixed) != NULL, "RP_AVX512_MIXED=%s: one warning that names it%s", mixed, "");
     if (bad_count(p8))
         ok(strstr(all, p8) != NULL, "RP_AVX512_PACKET8_TRIS=%s: one warning that names it%s", p8, "");
+    if (bad_count(mt)) {
+        char named[300];
+        snprintf(named, sizeof named, "RP_AVX512_MIXED_TRIS=%s", mt);
+        ok(strstr(all, named) != NULL, "%s: one warning that names it%s", named, "");
+    }
     rp_set_isa(RP_ISA_AUTO);
     return 0;
 }
