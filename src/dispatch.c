@@ -119,9 +119,9 @@ int rp_avx512_adapt;
  * (6ed64f6, RP_AVX512_MIXED=16 against 8 in alternated runs, diffuse rows
  * over Embree's rtcIntersect1 of the same run): bunny (75k triangles)
  * 1.271 against 1.187 and 300k 1.097 against 1.098 (medians of three);
- * 1.2M even (8 ahead in 10 of 16 pairs of runs; the four sets' medians
- * 0.973-1.003 against 0.987-1.026); 4.8M 0.963 against 1.000 (four pairs, 8 ahead in
- * Mrays/s in each, +4%); rp_trace's ambient-occlusion rays (short, so 16
+ * 1.2M even (8 ahead in 10 of 16 pairs of runs; the four sets'
+ * medians 0.973-1.003 against 0.987-1.026); 4.8M 0.963 against 1.000
+ * (four pairs, 8 ahead in Mrays/s in each, +4%); rp_trace's ambient-occlusion rays (short, so 16
  * wide either way here) 0.81-0.82 against 0.58-0.60 all 8 wide.  So 16
  * wide up to 300k triangles, 8 from 1.2M, where the two meet.
  * RP_AVX512_MIXED=8 or 16 fixes the width of every mixed-sign packet

@@ -9,8 +9,9 @@
  * prints exactly one warning on stderr (however many calls follow) and
  * falls back to the automatic choice; a runnable one is used silently.
  * The AVX-512 tuning variables RP_AVX512_MIXED (8 or 16),
- * RP_AVX512_PACKET8_TRIS and RP_AVX512_MIXED_TRIS (decimal counts) likewise: a bad value adds
- * exactly one warning that names it, and changes nothing else here.
+ * RP_AVX512_PACKET8_TRIS and RP_AVX512_MIXED_TRIS (decimal counts)
+ * likewise: a bad value adds exactly one warning that names it, and
+ * changes nothing else here.
  * stderr is redirected to a temporary file before the first library call
  * so the warnings can be counted.
  */
@@ -102,8 +103,8 @@ static int test_set_isa(void) {
 /* Whether the library must warn about a tuning variable's value
  * (src/dispatch.c): RP_AVX512_MIXED other than 8 or 16, or
  * RP_AVX512_PACKET8_TRIS or RP_AVX512_MIXED_TRIS not a decimal count that
- * strtoull takes whole (the library's own rule, a 20-digit count above ULLONG_MAX included);
- * unset or empty: no. */
+ * strtoull takes whole (the library's own rule, a 20-digit count above
+ * ULLONG_MAX included); unset or empty: no. */
 static int bad_mixed(const char *v) { return v && *v && strcmp(v, "8") && strcmp(v, "16"); }
 static int bad_count(const char *v) {
     if (!v || !*v)
