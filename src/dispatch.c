@@ -177,8 +177,8 @@ static void init_once(void) {
     rp_avx512_mixed8_tris = split ? 0 : MIXED8_TRIS;
     rp_avx512_packet8_tris = SIZE_MAX;
     rp_avx512_adapt = split;
-    size_t v;
-    int mixed_set = 0, mtris_set = 0;
+    size_t v = 0, mtris = 0;
+    int mixed_set = 0;
     const char *mixed = getenv("RP_AVX512_MIXED");
     if (mixed && *mixed) {
         if ((mixed_set = !strcmp(mixed, "8") || !strcmp(mixed, "16")))
@@ -187,23 +187,22 @@ static void init_once(void) {
             fprintf(stderr, "raypack: RP_AVX512_MIXED=%s is not 8 or 16; using %s\n", mixed,
                     split ? "8, 16 for short rays" : "16, 8 for long rays on large scenes");
     }
-    if (env_count("RP_AVX512_MIXED_TRIS", &v)) {
-        rp_avx512_mixed8_tris = v;
-        mtris_set = 1;
-    }
-    if (env_count("RP_AVX512_PACKET8_TRIS", &v)) {
+    int mtris_set = env_count("RP_AVX512_MIXED_TRIS", &mtris);
+    int p8_set = env_count("RP_AVX512_PACKET8_TRIS", &v);
+    if (p8_set) {
         rp_avx512_packet8_tris = v;
         rp_avx512_adapt = 0;
-        if (!mtris_set) { /* every mixed-sign packet 8 wide where 512-bit operations
-                           * split, else 16 (unless RP_AVX512_MIXED says), as before
-                           * RP_AVX512_MIXED_TRIS */
-            if (!mixed_set)
-                rp_avx512_mixed8 = split;
-            rp_avx512_mixed8_tris = SIZE_MAX;
-        }
     }
-    if (mixed_set) /* fixes every mixed-sign packet's width */
+    /* the mixed-sign packets' rule, the first variable set deciding */
+    if (mixed_set) { /* every one that width */
         rp_avx512_mixed8_tris = SIZE_MAX;
+    } else if (mtris_set) {
+        rp_avx512_mixed8_tris = mtris;
+    } else if (p8_set) { /* every one 8 wide where 512-bit operations split, else
+                          * 16, as before RP_AVX512_MIXED_TRIS */
+        rp_avx512_mixed8 = split;
+        rp_avx512_mixed8_tris = SIZE_MAX;
+    }
     rp_isa want = auto_isa;
     const char *env = getenv("RP_ISA");
     if (env && *env) {

@@ -954,14 +954,14 @@ static void gen_case(ccase *c, int k, uint64_t seed, uint64_t iter, long force_n
     if (kd->kind == K_INTERSECT && chance(&r, 15)) { /* an invalid box: a NaN plane (the
                                                        * slab skips it: a hit unless the
                                                        * validity says no), or inverted */
-        int k = (int)below(&r, 6);
+        int a = (int)below(&r, 6); /* (k is the kernel) */
         if (chance(&r, 60)) {
-            prims[k] = NAN;
+            prims[a] = NAN;
         } else {
-            k %= 3;
-            float t = prims[k];
-            prims[k] = prims[3 + k] + 1.0f;
-            prims[3 + k] = t;
+            a %= 3;
+            float t = prims[a];
+            prims[a] = prims[3 + a] + 1.0f;
+            prims[3 + a] = t;
         }
     }
     if (kd->scene)
