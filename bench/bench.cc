@@ -108,6 +108,8 @@ out:
             if (b.known) {
                 state.counters["bound_cyc"] = b.cycles;
                 state.counters["vs_bound"] = cyc / b.cycles;
+                if (b.cand_steps > 0)  // per 1000 tests (bench.h)
+                    state.counters["cand_steps_k"] = b.cand_steps * 1000.0;
                 if (b.memory > 0)
                     state.counters["mem_cyc"] = b.memory;
             }
@@ -223,6 +225,8 @@ void add(const Case &c) {
                        rpb_shape_name(c.shape);
     if (c.flags)
         name += std::string("/") + rpb_flags_name(c.flags);
+    if (rpb_miss)
+        name += "/miss";
     benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State &st) { run_case(st, c); });
 }
 
@@ -230,6 +234,17 @@ void add(const Case &c) {
 
 int main(int argc, char **argv) {
     rpb_scene_args(&argc, argv);
+    {  // --rp_miss (bench.h): the kernel rows with no primitive in any ray's way
+        int o = 1;
+        for (int i = 1; i < argc; i++) {
+            if (!std::strcmp(argv[i], "--rp_miss"))
+                rpb_miss = 1;
+            else
+                argv[o++] = argv[i];
+        }
+        argc = o;
+        argv[o] = nullptr;
+    }
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv))
         return 1;
@@ -256,8 +271,10 @@ int main(int argc, char **argv) {
             natives += std::string(natives.empty() ? "" : " ") + rp_isa_name((rp_isa)v);
     benchmark::AddCustomContext("rp_native_variants", natives);
 
+    if (rpb_miss)
+        benchmark::AddCustomContext("rp_miss", "primitives moved out of every ray's way");
     // call/<variant>/1x1: the fixed cost of a public call (issue 13)
-    for (int v = 0; v < RP_ISA_COUNT; v++)
+    for (int v = 0; v < RP_ISA_COUNT && !rpb_miss; v++)
         if ((native & (1u << v)) || v == RP_ISA_SCALAR) {
             rp_isa isa = (rp_isa)v;
             for (size_t count : {size_t{1}, size_t{0}}) { // 1x1, then 1x0
@@ -270,7 +287,7 @@ int main(int argc, char **argv) {
         }
 
     // prepare/<variant>/4096: rp_rays_prepare's loop per variant
-    for (int v = 0; v < RP_ISA_COUNT; v++)
+    for (int v = 0; v < RP_ISA_COUNT && !rpb_miss; v++)
         if ((native & (1u << v)) || v == RP_ISA_SCALAR) {
             rp_isa isa = (rp_isa)v;
             std::string name = std::string("prepare/") + rp_isa_name(isa) + "/4096";
@@ -297,7 +314,7 @@ int main(int argc, char **argv) {
                         if (rpb_autovec_built(a) && (native & (1u << a)))
                             add({kk, ss, RPB_IMPL_AUTOVEC, fl, a, "", rpb_autovec_name(a)});
 #ifdef RPB_HAVE_EMBREE
-                if (rpb_impl_has(RPB_IMPL_EMBREE, kk, ss, fl)) {
+                if (!rpb_miss && rpb_impl_has(RPB_IMPL_EMBREE, kk, ss, fl)) {
                     static const char *const isas[] = {"sse4.2", "avx2", "avx512"};
                     for (int e = 0; e < 3; e++)
                         if (rpb_embree_cpu_has(isas[e]))
@@ -307,7 +324,8 @@ int main(int argc, char **argv) {
 #endif
             }
     // scene/<variant>/<kind>/<mesh>: the rp_scene_* API beside Embree (scene_bench.cc)
-    rpb_scene_register(native);
+    if (!rpb_miss)  // (an end-to-end BVH with nothing in the way measures nothing)
+        rpb_scene_register(native);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

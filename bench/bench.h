@@ -90,6 +90,17 @@ typedef struct rpb_work {
     void *embree;         /* Embree scene state, when used */
 } rpb_work;
 
+/* rp_bench --rp_miss: every workload's primitives moved 1000 units along
+ * +y, out of the way of every ray of every shape (a stream ray, whose
+ * direction is random, could still meet its box: about one in a million),
+ * so that the kernels run their tests with no candidate and no hit.  The
+ * rows' names end in "/miss".  What the hits cost (their acceptance, and
+ * the branches that go their way) is then the normal row's time less this
+ * one's (issue 13, README "Kernel speed").  0 by default. */
+extern int rpb_miss;
+/* The rays with a hit in w's results (after an iteration). */
+size_t rpb_count_hits(const rpb_work *w);
+
 /* Builds the workload (fixed seed, from k and s only: every flag set sees
  * the same rays and primitives); 0 on success, else a message on stderr. */
 int rpb_work_init(rpb_work *w, rpb_kernel k, rpb_shape s, unsigned flags, int quick);
@@ -141,6 +152,11 @@ typedef struct rpb_bound {
     double cycles;       /* best cycles per ray-primitive test on the model core */
     double compute;      /* the FP-pipe part of it */
     double memory;       /* stream only: bytes / measured bandwidth (not in cycles) */
+    double cand_steps;   /* steps with a candidate in some lane, per test: each
+                            takes the kernel's branch to its acceptance, which
+                            the bound counts as operations but which a core
+                            also pays as a mispredicted branch where such steps
+                            are rare and random (not in cycles) */
     int known;           /* 0 when no op count exists (baselines other than
                             "scalar", or an unknown variant) */
 } rpb_bound;

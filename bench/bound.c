@@ -410,8 +410,20 @@ static double tri_transpose_ops(const char *variant) {
     return -1;
 }
 
-/* FP-pipe cycles of n steps of a row (plus `extra` other ops), and loads. */
-typedef struct acc { double fp, div, loads; } acc;
+/* FP-pipe cycles of n steps of a row (plus `extra` other ops), loads, and
+ * the candidate steps (those whose branch leads to the acceptance). */
+typedef struct acc { double fp, div, loads, cand; } acc;
+
+static int cand_row(int row) {
+    switch (row) {
+    case ROW_BOX_PACKET_C: case ROW_BOX_ACROSS_C: case ROW_TRI_C: case ROW_OCC_C:
+    case ROW_TRI_ACROSS_C: case ROW_SPH_C: case ROW_WT_C: case ROW_WT_OCC_C:
+    case ROW_WT_ACROSS_C:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 static void add_row_x(acc *a, int row, double n, int w, double extra) {
     ops x = table[row].o;
@@ -422,6 +434,8 @@ static void add_row_x(acc *a, int row, double n, int w, double extra) {
     a->fp += n * STEP_CYC(m, o, wx);
     a->div += n * o->div * m->div[wx];
     a->loads += n * o->gather * (double)w / m->loads[wx];
+    if (cand_row(row))
+        a->cand += n;
 }
 
 static void add_row(acc *a, int row, double n, int w) { add_row_x(a, row, n, w, 0); }
@@ -467,7 +481,7 @@ static double cswap_extra(const char *variant) { return !strcmp(variant, "avx2")
 
 static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuffles,
                   double sel_extra, int pairs, int raypack) {
-    acc a = {0, 0, 0};
+    acc a = {0, 0, 0, 0};
     size_t n = w->nrays, m = w->nprims;
     rpb_kernel k = w->kernel;
     /* the triangle rows: Moller-Trumbore, or the watertight test; the
@@ -616,7 +630,7 @@ static acc replay(const rpb_work *w, int W, double box_shuffles, double tri_shuf
 }
 
 rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per_cycle) {
-    rpb_bound b = {0, 0, 0, 0};
+    rpb_bound b = {0, 0, 0, 0, 0};
     int W = lanes_of(variant);
     /* autovec vectorises over rays only: a single ray runs one lane.  GCC
      * vectorises a loop's epilogue at the next narrower width (256 bits
@@ -635,6 +649,7 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
                    cswap_extra(variant), !strcmp(variant, "avx512"), W > 1 && !autovec);
     double tests = rpb_work_tests(w);
     b.compute = (a.fp + a.div) / tests;
+    b.cand_steps = a.cand / tests;
     double loads = a.loads / tests;
     /* the memory term only for the full 1M-ray stream (44 MB, like the
      * triad's 48 MB); the quick smoke stream (2.8 MB) lives in cache */

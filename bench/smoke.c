@@ -11,8 +11,11 @@
  * scalar variant with the same flags.  Timings under an
  * emulator (qemu) mean nothing.
  *
- * Usage: rp_bench_smoke [--full] [--min-time=SECONDS]
+ * Usage: rp_bench_smoke [--full] [--miss] [--min-time=SECONDS]
  *   --full  the real sizes (1M-ray stream, 10k-primitive picking)
+ *   --miss  the primitives out of every ray's way (rp_bench --rp_miss,
+ *           bench.h); then the reference must report no hit at all and the
+ *           bound's replay no candidate step, or the run fails
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,10 +61,12 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--full"))
             quick = 0;
+        else if (!strcmp(argv[i], "--miss"))
+            rpb_miss = 1;
         else if (!strncmp(argv[i], "--min-time=", 11))
             min_time = atof(argv[i] + 11);
         else {
-            fprintf(stderr, "usage: rp_bench_smoke [--full] [--min-time=SECONDS]\n");
+            fprintf(stderr, "usage: rp_bench_smoke [--full] [--miss] [--min-time=SECONDS]\n");
             return 2;
         }
     }
@@ -118,6 +123,15 @@ int main(int argc, char **argv) {
                         ref = r;
                         have_ref = 1;
                         check = "reference";
+                        size_t nh = rpb_count_hits(&w);
+                        double cs = rpb_bound_for(&w, "scalar", bw / hz).cand_steps;
+                        if (rpb_miss && (nh || cs > 0)) {
+                            printf("rp_bench_smoke: --miss: %s/%s: %zu ray(s) hit, %g candidate "
+                                   "steps per test in the bound's replay\n",
+                                   rpb_kernel_name((rpb_kernel)k), rpb_shape_name((rpb_shape)s), nh,
+                                   cs);
+                            failures++;
+                        }
                     } else if (have_ref && impl == RPB_IMPL_NAIVE) {
                         check = r.digest_hits == ref.digest_hits ? "same hits" : "hits differ (seed rules; informative)";
                     } else if (have_ref) {

@@ -149,6 +149,29 @@ static void make_prims(rpb_work *w, float half, float size) {
     }
 }
 
+int rpb_miss = 0;
+
+/* Every primitive moved dy along +y (rpb_miss): the rays of every shape
+ * cross y = 1000 only far from where the primitives' x and z lie (the
+ * packets' rays run along z to the cluster, the pick ray along x at |y| <
+ * 2, the octant's from (-15, -15, -15) with y under 23 across the
+ * cluster's x), so none meets one. */
+static void move_prims(rpb_work *w, float dy) {
+    for (size_t j = 0; j < w->nprims; j++) {
+        if (w->boxes) {
+            w->boxes[j].min.y += dy;
+            w->boxes[j].max.y += dy;
+        }
+        if (w->tris) {
+            w->tris[j].v0.y += dy;
+            w->tris[j].v1.y += dy;
+            w->tris[j].v2.y += dy;
+        }
+        if (w->spheres)
+            w->spheres[j].center.y += dy;
+    }
+}
+
 static void *xcalloc(size_t n, size_t sz) {
     void *p = calloc(n ? n : 1, sz);
     if (!p) {
@@ -206,6 +229,8 @@ int rpb_work_init(rpb_work *w, rpb_kernel k, rpb_shape s, unsigned flags, int qu
         w->boxes[0] = (rp_aabb){{-1, -1, -1}, {1, 1, 1}};
     else
         make_prims(w, half, size);
+    if (rpb_miss)
+        move_prims(w, 1000.0f);
 
     rp_rays *r = &w->rays;
     for (size_t i = 0; i < w->nrays; i++) {
@@ -282,6 +307,15 @@ rp_status rpb_run_raypack(rpb_work *w) {
     case RPB_SPHERE: return rp_closest_sphere(r, NULL, w->spheres, w->nprims, 0, &w->hits);
     default: return RP_ERR_INVALID;
     }
+}
+
+size_t rpb_count_hits(const rpb_work *w) {
+    size_t c = 0;
+    for (size_t i = 0; i < w->nrays; i++)
+        c += w->kernel == RPB_SLAB   ? w->hit[i] != 0
+             : w->kernel == RPB_OCCL ? w->occluded[i] != 0
+                                     : w->hits.prim[i] != RP_NO_HIT;
+    return c;
 }
 
 static uint64_t mix(uint64_t x) {
