@@ -75,7 +75,49 @@ RP_INLINE void closest_packet(int kind, rp_rays *rays, const uint8_t *active,
     if (kind == K_WT)
         memcpy(last, prims + (count - 1) * 9, 9 * sizeof(float));
 
-    for (size_t j = 0; j < count; j++) {
+    size_t j0 = 0;
+#ifdef RP_V_BOX2
+    if (kind == K_BOX) {
+        /* Where the layer asks for it (RP_V_BOX2): two boxes a step and
+         * one branch for both, so half the mask extractions, tests and
+         * loop counts.  Box j + 1's slab sees the best t from before box
+         * j's acceptance, which is at least the best after it: its lanes
+         * that pass are a superset of those that pass under the newer
+         * best, with the same entries tn, and a lane of that superset
+         * with tn <= the newer best passes under it too (tn <= tf was
+         * shown with tf clipped by the larger best, and tn <= best is the
+         * clip's other half).  The acceptance below, against the best and
+         * record after box j, asks tn < best (or an empty record), which
+         * implies tn <= best: so box j + 1 accepts exactly the lanes the
+         * reference's loop does, in the same order. */
+        for (; j0 + 1 < count; j0 += 2) {
+            const float *p0 = prims + j0 * (size_t)nf, *p1 = p0 + nf;
+            vf tn0 = r.tmin, tf0 = best, tn1 = r.tmin, tf1 = best;
+            vm c0 = near ? slab_bc_oct(&r, no, p0, near, far, &tn0, &tf0)
+                         : slab_bc(&r, no, p0, &tn0, &tf0);
+            vm c1 = near ? slab_bc_oct(&r, no, p1, near, far, &tn1, &tf1)
+                         : slab_bc(&r, no, p1, &tn1, &tf1);
+            if (!m_any(m_or(c0, c1)))
+                continue;
+            for (int h = 0; h < 2; h++) {
+                vm c = h ? c1 : c0;
+                if (!m_any(c))
+                    continue;
+                vprim pv;
+                bc_prim(h ? p1 : p0, nf, &pv);
+                vf t = h ? tn1 : tn0;
+                vm acc = m_and(m_and(c, box_valid_v(&pv)), m_or(vf_lt(t, best), nothas));
+                if (!m_any(acc))
+                    continue;
+                best = vf_select(acc, t, best);
+                nothas = m_andnot(nothas, acc);
+                upd = m_or(upd, acc);
+                prim = vi_select(acc, vi_set1(base + (uint32_t)(j0 + (size_t)h)), prim);
+            }
+        }
+    }
+#endif
+    for (size_t j = j0; j < count; j++) {
         const float *p = prims + j * (size_t)nf;
         vprim pv;
         veval e;
