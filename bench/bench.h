@@ -98,8 +98,11 @@ typedef struct rpb_work {
  * the branches that go their way) is then the normal row's time less this
  * one's (issue 13, README "Kernel speed").  0 by default. */
 extern int rpb_miss;
-/* The rays with a hit in w's results (after an iteration). */
-size_t rpb_count_hits(const rpb_work *w);
+/* The ray-primitive pairs with a hit in w's results after an iteration
+ * (rays with a hit; for RPB_SLAB, every box's call made again with the
+ * variant in force, rays with a hit summed over the boxes; SIZE_MAX if a
+ * call fails). */
+size_t rpb_count_hits(rpb_work *w);
 
 /* Builds the workload (fixed seed, from k and s only: every flag set sees
  * the same rays and primitives); 0 on success, else a message on stderr. */

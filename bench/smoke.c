@@ -123,9 +123,9 @@ int main(int argc, char **argv) {
                         ref = r;
                         have_ref = 1;
                         check = "reference";
-                        size_t nh = rpb_count_hits(&w);
-                        double cs = rpb_bound_for(&w, "scalar", bw / hz).cand_steps;
-                        if (rpb_miss && (nh || cs > 0)) {
+                        size_t nh = rpb_miss ? rpb_count_hits(&w) : 0;
+                        double cs = rpb_miss ? rpb_bound_for(&w, "scalar", bw / hz).cand_steps : 0;
+                        if (nh || cs > 0) {
                             printf("rp_bench_smoke: --miss: %s/%s: %zu ray(s) hit, %g candidate "
                                    "steps per test in the bound's replay\n",
                                    rpb_kernel_name((rpb_kernel)k), rpb_shape_name((rpb_shape)s), nh,

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,12 +310,19 @@ rp_status rpb_run_raypack(rpb_work *w) {
     }
 }
 
-size_t rpb_count_hits(const rpb_work *w) {
+size_t rpb_count_hits(rpb_work *w) {
     size_t c = 0;
+    if (w->kernel == RPB_SLAB) { /* each box's call again: hit[] holds the last one's */
+        for (size_t j = 0; j < w->nprims; j++) {
+            if (rp_intersect_aabb(&w->rays, NULL, &w->boxes[j], w->hit, w->tnear, w->tfar))
+                return SIZE_MAX;
+            for (size_t i = 0; i < w->nrays; i++)
+                c += w->hit[i] != 0;
+        }
+        return c;
+    }
     for (size_t i = 0; i < w->nrays; i++)
-        c += w->kernel == RPB_SLAB   ? w->hit[i] != 0
-             : w->kernel == RPB_OCCL ? w->occluded[i] != 0
-                                     : w->hits.prim[i] != RP_NO_HIT;
+        c += w->kernel == RPB_OCCL ? w->occluded[i] != 0 : w->hits.prim[i] != RP_NO_HIT;
     return c;
 }
 
