@@ -126,12 +126,13 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
          * was mispredicted about every other ray, and no conversion: the
          * first node test waits on these */
         float sp = rp_xorsign(pad, rd[a]);
-        q->on[a] = n_set1(o[a] + sp);
-        q->of[a] = n_set1(o[a] - sp);
+        float on = o[a] + sp, of = o[a] - sp;
+        q->on[a] = n_set1(on);
+        q->of[a] = n_set1(of);
         q->rd[a] = n_set1(rd[a]);
         float sx = rp_xorsign(xm, rd[a]);
-        q->onr[a] = n_set1(((o[a] + sp) + sx) * rd[a]);
-        q->ofr[a] = n_set1(((o[a] - sp) - sx) * rd[a]);
+        q->onr[a] = n_set1((on + sx) * rd[a]);
+        q->ofr[a] = n_set1((of - sx) * rd[a]);
         q->nearoff[a] = plane_near_off(a, neg, RP_BVH_WIDTH); /* in a node: lo[3][W], hi[3][W] */
         q->faroff[a] = plane_far_off(a, neg, RP_BVH_WIDTH);
     }

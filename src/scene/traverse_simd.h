@@ -389,7 +389,8 @@ RP_INLINE void frustum_setup(const vray *r, const vbox_ray *b, vm live, vf best,
 
 /* The children of nd that the frustum passes (a bit per child; every
  * child some lane passes is among them); ent[k]: a bound below every
- * lane's entry into child k. */
+ * lane's entry into child k (ent NULL: not wanted, as by WALK_SIFT, whose
+ * lanes' own tests give the entries). */
 RP_INLINE unsigned frustum_node(const pfrustum *f, const rp_bvh_node *nd, int oct,
                                 float ent[RP_BVH_WIDTH]) {
     unsigned h = 0;
@@ -406,7 +407,8 @@ RP_INLINE unsigned frustum_node(const pfrustum *f, const rp_bvh_node *nd, int oc
         }
         vn tn, fail;
         vn pass = node_short(t0, t1, n_set1(f->tmin), n_set1(f->best), &tn, &fail);
-        n_store(ent + kk, tn);
+        if (ent)
+            n_store(ent + kk, tn);
         h |= n_bits(pass) << kk;
     }
     return h;
@@ -845,7 +847,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             if (sift || segs) { /* the lanes' tests only where the frustum
                                  * or the segments' box passes (a child some
                                  * lane passes is among them) */
-                unsigned q = valid & (sift ? frustum_node(&fru, nd, br->oct, fe) : seg_node(&seg, nd));
+                unsigned q = valid & (sift ? frustum_node(&fru, nd, br->oct, NULL) : seg_node(&seg, nd));
                 for (; q; q &= q - 1u) {
                     int k = __builtin_ctz(q);
                     hit |= child_step(r, br, nd, k, dn, df, best, todo, play, lone, &hs[k],
