@@ -847,7 +847,8 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
             if (sift || segs) { /* the lanes' tests only where the frustum
                                  * or the segments' box passes (a child some
                                  * lane passes is among them) */
-                unsigned q = valid & (sift ? frustum_node(&fru, nd, br->oct, NULL) : seg_node(&seg, nd));
+                unsigned q = valid & (sift ? frustum_node(&fru, nd, br->oct, NULL)
+                                           : seg_node(&seg, nd));
                 for (; q; q &= q - 1u) {
                     int k = __builtin_ctz(q);
                     hit |= child_step(r, br, nd, k, dn, df, best, todo, play, lone, &hs[k],
