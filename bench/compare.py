@@ -188,6 +188,36 @@ def cmd_scenes(paths):
                   f"{ratio(per_file(lambda v: v.get(f'scene/avx2/{k}/{m}'), 'embree'))} | "
                   f"{ratio(per_file(lambda v: v.get(f'scene/avx512/{k}/{m}'), 'embree'))} | "
                   f"{ratio(per_file(best, 'embree'))} | {ratio(per_file(best, 'embree-p16'))} |")
+    if any(split_scene(n) and split_scene(n)[0] == "embree-high" and split_scene(n)[1] in KINDS
+           for n in names):
+        # issue 11's "trace speed at least Embree's HIGH": the HIGH scene is
+        # not robust (Embree 3 builds robust scenes at MEDIUM), so raypack's
+        # Moller-Trumbore rows (no RP_WATERTIGHT) are the like for like
+        mt = [v for v in variants if v.endswith("-mt")]
+        print()
+        print("| mesh, kind | " + " | ".join(wt + mt) + " | Embree HIGH | best watertight vs HIGH"
+              " | best Moller-Trumbore vs HIGH |")
+        print("|---|" + "---:|" * (len(wt) + len(mt) + 3))
+        for m in meshes:
+            for k in KINDS:
+                eh = cell.get(f"scene/embree-high/{k}/{m}")
+                if eh is None:
+                    continue
+
+                def best_of(vs, v):
+                    xs = [v[f"scene/{w}/{k}/{m}"] for w in vs if f"scene/{w}/{k}/{m}" in v]
+                    return max(xs) if xs else None
+
+                def per_high(vs):
+                    out = []
+                    for v in per:
+                        x, d = best_of(vs, v), v.get(f"scene/embree-high/{k}/{m}")
+                        out.append(x / d if x is not None and d else None)
+                    return out
+
+                label = ("bunny" if m == "bunny" else m.replace("bunny_", "")) + " " + k
+                print(f"| {label} | " + " | ".join(fmt(cell.get(f"scene/{v}/{k}/{m}")) for v in wt + mt) +
+                      f" | {fmt(eh)} | {ratio(per_high(wt))} | {ratio(per_high(mt)) if mt else '-'} |")
     builds = sorted(n for n in names if split_scene(n) and split_scene(n)[1] == "build")
     if builds:
         print()
