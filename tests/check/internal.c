@@ -47,7 +47,10 @@
  *                        past the leaf's count, and each lane kept with
  *                        rp_ref_wt_t's t bit for bit, in [tmin, best]; the
  *                        lanes dropped are counted, so a filter that drops
- *                        nothing shows.
+ *                        nothing shows.  A quarter of the cases put the
+ *                        ray's origin inside lane 0's triangle, as a bounce
+ *                        ray's, with tmin a small offset or that lane's own
+ *                        t and its float neighbours.
  * The best t of a case is often the reference's own entry or exit of a
  * child, or a triangle's t, or their float neighbours, so the strict and
  * non-strict comparisons are tested at their boundaries.  rp_check links
@@ -603,8 +606,37 @@ static void gen_block(irng *r, bcase *c) {
                 c->b.v[6 + a][j] = p[a] - (c->b.v[3 + a][j] - p[a]);
         c->b.index[j] = j;
     }
+    /* a bounce or shadow ray's own triangle in lane 0: the origin inside it
+     * (the vertices o + a, o + b, o - a - b), tmin at a renderer's offset
+     * or at the reference's t of that lane and its float neighbours, where
+     * a filter that decided t < tmin without the reference's t would err */
+    int own = ibelow(r, 4) == 0;
+    if (own) {
+        float sz = irange(r, 0.01f, 0.5f) * s;
+        for (int a = 0; a < 3; a++) {
+            float x = irange(r, -sz, sz), y = irange(r, -sz, sz);
+            float v[3] = {o[a] + x, o[a] + y, (o[a] - x) - y};
+            for (int q = 0; q < 3; q++) {
+                if (!isfinite(v[q]))
+                    v[q] = 0.0f;
+                c->b.v[3 * q + a][0] = v[q];
+                m = fabsf(v[q]) > m ? fabsf(v[q]) : m;
+            }
+        }
+        for (unsigned j = c->n; j < 4; j++) /* the padding again */
+            for (int q = 0; q < 9; q++)
+                c->b.v[q][j] = c->b.v[q][c->n - 1];
+        c->rays.tmin[0] = ibelow(r, 2) ? 1e-4f * s : 1e-7f * s;
+    }
     c->bound = m;
     c->best = INFINITY;
+    if (own && ibelow(r, 2)) {
+        float t = ref_lane_t(c, 0);
+        if (isfinite(t) && t > 0.0f) {
+            uint32_t w = ibelow(r, 3);
+            c->rays.tmin[0] = w == 0 ? t : w == 1 ? nextafterf(t, INFINITY) : nextafterf(t, 0.0f);
+        }
+    }
     uint32_t k = ibelow(r, 6);
     if (k >= 2) { /* at a triangle's own t, or next to it */
         float t = ref_lane_t(c, (int)ibelow(r, c->n));

@@ -132,7 +132,10 @@ static void free_world(world *w) {
  * src/scene/traverse_simd.h); and the third ambient-occlusion rays: four
  * from each point of a triangle, any directions, t in [0, tmax] with tmax
  * up to a tenth of the scene (the box around a packet's segments,
- * seg_setup there). */
+ * seg_setup there).  Half of the shadow and ambient-occlusion rays start
+ * inside their triangle rather than on its edge, and half have tmin 1e-4
+ * or 1e-6, as a renderer offsets its bounce rays: their own triangle then
+ * passes the 2D test with a t around 0, below tmin. */
 static unsigned make_rays_calls;
 static void make_rays(rp_rays *r, const world *w, float scale) {
     int camera = make_rays_calls++ % 3 == 2;
@@ -155,6 +158,15 @@ static void make_rays(rp_rays *r, const world *w, float scale) {
                 e = e * s;
                 p[a] = f[3 * v + a] + e;
             }
+            if ((shadow || ao) && rnd() % 2) { /* inside: toward the third vertex */
+                int v3 = (v2 + 1) % 3;
+                float s3 = unit();
+                for (int a = 0; a < 3; a++) {
+                    float e = f[3 * v3 + a] - p[a];
+                    e = e * s3;
+                    p[a] = p[a] + e;
+                }
+            }
         } else {
             for (int a = 0; a < 3; a++)
                 p[a] = range(-1, 1) * scale;
@@ -176,7 +188,11 @@ static void make_rays(rp_rays *r, const world *w, float scale) {
         }
         r->ox[i] = o[0]; r->oy[i] = o[1]; r->oz[i] = o[2];
         r->dx[i] = p[0] - o[0]; r->dy[i] = p[1] - o[1]; r->dz[i] = p[2] - o[2];
+        /* a bounce or shadow ray's offset, as a renderer's: the origin's
+         * own triangle then lies around t = 0, below tmin */
         r->tmin[i] = 0.0f;
+        if ((shadow || ao) && rnd() % 2)
+            r->tmin[i] = rnd() % 2 ? 1e-4f : 1e-6f;
         r->tmax[i] = shadow ? 1.0f : ao ? unit() * 0.1f : rnd() % 8 ? INFINITY : unit() * 2.0f;
     }
     if (rp_rays_prepare(r) != RP_OK)
