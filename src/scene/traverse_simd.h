@@ -926,7 +926,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                         for (int q = 0; q < 9; q++) /* the triangle for the normal */
                             tp[q] = sp0[RP_TRI_BLOCK * q];
                         tp[9] = tp[10] = tp[11] = 0.0f;
-                        c = tri_late(K_WT, flags, r, tp, NULL, c, closest ? best : r->tmax, &e);
+                        c = tri_late_b(K_WT, flags, r, tp, NULL, c, closest ? best : r->tmax, &e, 1);
                         if (!m_any(c))
                             continue;
                     }

@@ -539,9 +539,12 @@ static RP_NOINLINE void wt_normal_lanes(unsigned bits, float f[9][V_W], float n[
 
 /* p: the triangle (world frame) in every lane (packets; pv, its vertices in
  * the lanes' frames, may then be NULL), or NULL: then the lanes' triangles
- * are those of pv (one ray, W triangles). */
+ * are those of pv (one ray, W triangles).  below (the scenes' walks, whose
+ * bounce and shadow rays start on a triangle): the lanes whose t is
+ * proven below tmin before the triangle's pad and slabs are dropped, as
+ * the one-ray walk's qray_tplane_k does (its comment says why). */
 RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vprim *pv, vm c,
-                       vf best, veval *e) {
+                       vf best, veval *e, int below) {
     vf zero = vf_set1(0.0f);
     vf det = vf_add(e->wu, e->uu);
     det = vf_add(det, e->vv);
@@ -601,6 +604,22 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
     a = vf_mul(n[0], d[0]); b = vf_mul(n[1], d[1]); vf den = vf_add(a, b);
     a = vf_mul(n[2], d[2]); den = vf_add(den, a);
     vf t = vf_div(num, den);
+    if (below) { /* (qray_tplane_k) */
+        vm bl = vf_lt(lo, r->tmin);
+        const vf rdb[2] = {r->wrdkx, r->wrdky};
+        for (int k = 0; k < 2; k++) {
+            vf l = vf_min(v[3 + k], v[k]), h = vf_max(v[3 + k], v[k]);
+            l = vf_min(v[6 + k], l);
+            h = vf_max(v[6 + k], h);
+            vf t0 = vf_mul(vf_sub(vf_select(vf_lt(rdb[k], zero), h, l), o[k]), rdb[k]);
+            bl = m_and(bl, vf_lt(t0, r->tmin));
+        }
+        c = m_andnot(c, m_andnot(bl, vf_le(r->tmin, t))); /* (not tmin <= t: less, or NaN) */
+        if (!m_any(c)) {
+            e->t = zero;
+            return c;
+        }
+    }
     /* the clamp to the grown kx and ky slabs (rp_ref_wt_tplane): the
      * triangle's own bound (rp_ref_wt_tri_inf, world order) and pad
      * (rp_ref_wt_pad), then rp_ref_wt_axis on the axes whose rd bounds */
@@ -671,8 +690,8 @@ RP_INLINE void wt_bary_v(vf U, vf V, vf W, vf *u, vf *v) {
  * candidates.  Watertight: the exact edge functions where an inside lane has
  * a zero one (the vertices again: f, or picked anew from p when f is NULL,
  * which keeps them out of registers on the hot path), then det and culling. */
-RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
-                      const vprim *f, vm c, vf best, veval *e) {
+RP_INLINE vm tri_late_b(int kind, unsigned flags, const vray *r, const float *p,
+                        const vprim *f, vm c, vf best, veval *e, int below) {
     vf zero = vf_set1(0.0f);
     if (kind == K_WT) {
         vprim pv;
@@ -689,9 +708,16 @@ RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
             e->t = zero;
             return c;
         }
-        return wt_finish(flags, r, p, f, c, best, e);
+        return wt_finish(flags, r, p, f, c, best, e, below);
     }
     return (flags & RP_CULL_BACKFACE) ? c : m_and(c, vf_neq(e->det, zero));
+}
+/* tri_late without wt_finish's early drop below tmin (the kernels: their
+ * rays seldom start on a triangle, and the test would cost every
+ * candidate step) */
+RP_INLINE vm tri_late(int kind, unsigned flags, const vray *r, const float *p,
+                      const vprim *f, vm c, vf best, veval *e) {
+    return tri_late_b(kind, flags, r, p, f, c, best, e, 0);
 }
 
 /* t of the candidates c (the divisions; called only when a lane is one;
