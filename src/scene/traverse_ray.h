@@ -385,12 +385,14 @@ RP_INLINE unsigned qray_tplane_k(const qray *q, const rp_tri4 *b, unsigned c, fl
      * a kx or ky whose rd does not bound keeps the lane. */
     vq tmin = q_set1(q->r.tmin);
     vq below = q_lt(lo, tmin);
+    vq l[2], h[2]; /* the triangles' kx and ky ranges (rp_ref_wt_axis) */
     for (int k = 0; k < 2; k++) {
         vq rd = q_set1(q->frd2[k]);
-        vq l = q_min(v[3 + k], v[k]), h = q_max(v[3 + k], v[k]);
-        l = q_min(v[6 + k], l);
-        h = q_max(v[6 + k], h);
-        vq t0 = q_mul(q_sub(q_sel(q_lt(rd, q_set1(0.0f)), h, l), q->wo[k]), rd);
+        l[k] = q_min(v[3 + k], v[k]);
+        h[k] = q_max(v[3 + k], v[k]);
+        l[k] = q_min(v[6 + k], l[k]);
+        h[k] = q_max(v[6 + k], h[k]);
+        vq t0 = q_mul(q_sub(q_sel(q_lt(rd, q_set1(0.0f)), h[k], l[k]), q->wo[k]), rd);
         below = q_and(below, q_lt(t0, tmin));
     }
     c &= ~(q_bits(below) & ~q_bits(q_le(tmin, t))); /* (not tmin <= t: less, or NaN) */
@@ -405,14 +407,11 @@ RP_INLINE unsigned qray_tplane_k(const qray *q, const rp_tri4 *b, unsigned c, fl
         if (!((q->bd >> ax[k]) & 1u)) /* rare: a flushed, saturated or infinite rd */
             continue;
         vq rd = q_set1(q->frd2[k]);
-        vq l = q_min(v[3 + k], v[k]), h = q_max(v[3 + k], v[k]);
-        l = q_min(v[6 + k], l);
-        h = q_max(v[6 + k], h);
         vq neg = q_lt(rd, q_set1(0.0f));
         vq sp = q_xor(pad, q_and(rd, q_set1(-0.0f))); /* rp_xorsign(pad, rd) */
         vq on = q_add(q->wo[k], sp), of = q_sub(q->wo[k], sp);
-        vq t0 = q_mul(q_sub(q_sel(neg, h, l), on), rd);
-        vq t1 = q_mul(q_sub(q_sel(neg, l, h), of), rd);
+        vq t0 = q_mul(q_sub(q_sel(neg, h[k], l[k]), on), rd);
+        vq t1 = q_mul(q_sub(q_sel(neg, l[k], h[k]), of), rd);
         lo = q_max(t0, lo);
         hi = q_min(t1, hi);
     }

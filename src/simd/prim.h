@@ -604,14 +604,19 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
     a = vf_mul(n[0], d[0]); b = vf_mul(n[1], d[1]); vf den = vf_add(a, b);
     a = vf_mul(n[2], d[2]); den = vf_add(den, a);
     vf t = vf_div(num, den);
+    /* the triangle's kx and ky ranges (rp_ref_wt_axis) */
+    const vf rd2[2] = {r->wrdkx, r->wrdky};
+    vf l[2], h[2];
+    for (int k = 0; k < 2; k++) {
+        l[k] = vf_min(v[3 + k], v[k]);
+        h[k] = vf_max(v[3 + k], v[k]);
+        l[k] = vf_min(v[6 + k], l[k]);
+        h[k] = vf_max(v[6 + k], h[k]);
+    }
     if (below) { /* (qray_tplane_k) */
         vm bl = vf_lt(lo, r->tmin);
-        const vf rdb[2] = {r->wrdkx, r->wrdky};
         for (int k = 0; k < 2; k++) {
-            vf l = vf_min(v[3 + k], v[k]), h = vf_max(v[3 + k], v[k]);
-            l = vf_min(v[6 + k], l);
-            h = vf_max(v[6 + k], h);
-            vf t0 = vf_mul(vf_sub(vf_select(vf_lt(rdb[k], zero), h, l), o[k]), rdb[k]);
+            vf t0 = vf_mul(vf_sub(vf_select(vf_lt(rd2[k], zero), h[k], l[k]), o[k]), rd2[k]);
             bl = m_and(bl, vf_lt(t0, r->tmin));
         }
         c = m_andnot(c, m_andnot(bl, vf_le(r->tmin, t))); /* (not tmin <= t: less, or NaN) */
@@ -641,18 +646,14 @@ RP_INLINE vm wt_finish(unsigned flags, const vray *r, const float *p, const vpri
     pm = vf_max(vf_xorsign(r->oz, r->oz), pm);
     pm = vf_add(pm, tinf);
     vf pad = vf_mul(pm, vf_set1(0x1p-19f));
-    const vf rd2[2] = {r->wrdkx, r->wrdky};
     for (int k = 0; k < 2; k++) {
         vf ar = vf_xorsign(rd2[k], rd2[k]);
         vm bnd = m_and(vf_gt(ar, zero), vf_lt(ar, vf_set1(0x1.fffffep+127f)));
-        vf l = vf_min(v[3 + k], v[k]), h = vf_max(v[3 + k], v[k]);
-        l = vf_min(v[6 + k], l);
-        h = vf_max(v[6 + k], h);
         vm ng = vf_lt(rd2[k], zero);
         vf om = vf_sub(o[k], pad), op = vf_add(o[k], pad);
         vf on = vf_select(ng, om, op), of = vf_select(ng, op, om);
-        vf t0 = vf_sub(vf_select(ng, h, l), on);
-        vf t1 = vf_sub(vf_select(ng, l, h), of);
+        vf t0 = vf_sub(vf_select(ng, h[k], l[k]), on);
+        vf t1 = vf_sub(vf_select(ng, l[k], h[k]), of);
         t0 = vf_mul(t0, rd2[k]);
         t1 = vf_mul(t1, rd2[k]);
         lo = vf_select(bnd, vf_max(t0, lo), lo);
