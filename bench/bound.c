@@ -7,7 +7,7 @@
  * leaves unused; 1.0 would be perfect issue with no other cost.
  *
  * The model core is chosen from CPUID (issue #13), or forced with the
- * environment variable RP_BENCH_BOUND_MODEL=zen5|zen4|goldencove|icelake|fallback
+ * environment variable RP_BENCH_BOUND_MODEL=zen5|zen4|zen3|goldencove|icelake|fallback
  * (so that every model can be exercised on any machine); the issue rates of
  * each are in `models` below, per vector width.  rpb_bound_model() names the
  * one in use; it is printed once on stderr and in rpb_bound_print_table().
@@ -44,8 +44,20 @@
  * the same operations on zmm at half those rates.  vdivps: one every 3
  * cycles on xmm and ymm, 6 on zmm (divider occupancy).  Gathers as
  * element loads at 3 per cycle (Zen 4's three load pipes; its gathers are
- * microcoded and slower, so this keeps the bound a lower bound).  Zen 3
- * (family 0x19 without AVX-512) is not matched: it gets "fallback".
+ * microcoded and slower, so this keeps the bound a lower bound).
+ * AMD Zen 3 (family 0x19 models 0x00-0x0f Milan, 0x20-0x2f Vermeer,
+ * 0x40-0x5f Rembrandt and Cezanne; no AVX-512): the same four 256-bit FP
+ * pipes as Zen 4.  Measured on an EPYC (family 0x19 model 0x01, a VM) on
+ * 2026-11-29 the same way (twelve independent chains per loop, values kept
+ * normal, the core clock from bench/clock.c's add chain): vaddps, vmulps,
+ * vmaxps and vcmpltps on xmm and ymm each 2 per cycle; max mixed with add
+ * still 2 (the add pipes); max, compare or add mixed with mul 3.8-3.9; and,
+ * mul and add mixed 3.6; vandps alone 2.2 (counted among "all" at 4 per
+ * cycle: so the bound stays a lower bound); vdivps one every 3.4-3.5
+ * cycles on xmm and ymm.  Gathers as element loads at 3 per cycle (three
+ * load pipes).  No 512-bit figures exist on the core: its 512-bit entries
+ * (used only when RP_BENCH_BOUND_MODEL forces this model on another CPU)
+ * are Zen 4's, two 256-bit halves per operation.
  * Intel Golden Cove (Sapphire/Emerald Rapids, Alder/Raptor Lake P-cores;
  * Granite Rapids' Redwood Cove is counted as Golden Cove) and Sunny Cove
  * (Ice Lake server): vector ALU ports 0, 1 and 5 (the vector ops of this
@@ -121,7 +133,15 @@ typedef struct model {
     double loads[3];  /* element loads per cycle (gathers) */
 } model;
 
-enum { MODEL_ZEN5, MODEL_ZEN4, MODEL_GOLDENCOVE, MODEL_ICELAKE, MODEL_FALLBACK, MODEL_COUNT };
+enum {
+    MODEL_ZEN5,
+    MODEL_ZEN4,
+    MODEL_ZEN3,
+    MODEL_GOLDENCOVE,
+    MODEL_ICELAKE,
+    MODEL_FALLBACK,
+    MODEL_COUNT
+};
 
 static const model models[MODEL_COUNT] = {
     [MODEL_ZEN5] = {"zen5", "Zen 5: 2 mul + 2 add/min/max/cmp pipes, 512-bit",
@@ -130,6 +150,9 @@ static const model models[MODEL_COUNT] = {
                     "Zen 4: 2 mul + 2 add/min/max/cmp pipes, 256-bit; 512-bit ops take"
                     " a pair (half rate)",
                     {2, 2, 1}, {2, 2, 1}, {4, 4, 2}, {3, 3, 6}, {3, 3, 3}},
+    [MODEL_ZEN3] = {"zen3",
+                    "Zen 3: 2 mul + 2 add/min/max/cmp pipes, 256-bit (no AVX-512)",
+                    {2, 2, 1}, {2, 2, 1}, {4, 4, 2}, {3.5, 3.5, 6}, {3, 3, 3}},
     [MODEL_GOLDENCOVE] = {"goldencove",
                           "Golden Cove (Sapphire Rapids): p0 p1 p5, 2 mul, 3 add/min/max/cmp"
                           " up to 256-bit; 512-bit on p0 p5 only",
@@ -172,7 +195,12 @@ static int model_from_cpuid(void) {
         case 0x7: /* Phoenix, Dragon Range (0x70-0x7f) */
         case 0xa: /* Bergamo, Siena (0xa0-0xaf) */
             return MODEL_ZEN4;
-        default: break; /* Zen 3 and Zen 3+ */
+        case 0x0: /* Milan, Chagall (0x00-0x0f) */
+        case 0x2: /* Vermeer (0x20-0x2f) */
+        case 0x4: /* Rembrandt, Zen 3+ (0x40-0x4f) */
+        case 0x5: /* Cezanne, Barcelo (0x50-0x5f) */
+            return MODEL_ZEN3;
+        default: break;
         }
     }
     if (!strcmp(vendor, "GenuineIntel") && fam == 6) {
@@ -210,8 +238,8 @@ static const model *model_get(void) {
                 if (!strcmp(e, models[i].key))
                     chosen = i;
             if (chosen < 0)
-                fprintf(stderr, "bound: RP_BENCH_BOUND_MODEL=%s unknown (zen5, zen4, goldencove, "
-                                "icelake, fallback): chosen from CPUID\n", e);
+                fprintf(stderr, "bound: RP_BENCH_BOUND_MODEL=%s unknown (zen5, zen4, zen3, "
+                                "goldencove, icelake, fallback): chosen from CPUID\n", e);
             else
                 how = "forced by RP_BENCH_BOUND_MODEL";
         }
