@@ -55,6 +55,10 @@ static inline vn n_eq(vn a, vn b) { return q_eq(a, b); }
 static inline vn n_and(vn a, vn b) { return q_and(a, b); }
 static inline vn n_or(vn a, vn b) { return q_or(a, b); }
 static inline unsigned n_bits(vn m) { return q_bits(m); }
+#if defined(RP_Q_FMSUB) /* the q layer's fused a * b - c (NEON) */
+#define RP_N_FMSUB 1
+static inline vn n_fmsub(vn a, vn b, vn c) { return q_fmsub(a, b, c); }
+#endif
 #endif
 #if RP_BVH_WIDTH % RP_N_LANES
 #error "the node layer's lanes must divide RP_BVH_WIDTH"
