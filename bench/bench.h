@@ -172,8 +172,8 @@ rpb_bound rpb_bound_for(const rpb_work *w, const char *variant, double bytes_per
 void rpb_bound_print_table(void);
 /* The model core's name, e.g. "Zen 5: ..." or "Golden Cove (Sapphire
  * Rapids): ...", for the rp_bound_model context.  Chosen once, from CPUID
- * (AMD family 0x1A: Zen 5; family 0x19 with AVX-512: Zen 4, Milan, Vermeer,
- * Rembrandt, Cezanne: Zen 3; Intel family 6
+ * (AMD family 0x1A: Zen 5; family 0x19 with AVX-512: Zen 4; family 0x19
+ * Milan, Vermeer, Rembrandt, Cezanne: Zen 3; Intel family 6
  * Sapphire/Emerald/Granite Rapids, Alder/Raptor Lake P-cores: Golden Cove;
  * Ice Lake server: Sunny Cove;
  * otherwise "fallback", Zen 5's numbers) or forced by the environment
