@@ -169,16 +169,13 @@ static inline void q_store(float *p, vq a) { vf_storeu(p, a); }
 static inline vq q_add(vq a, vq b) { return vf_add(a, b); }
 static inline vq q_sub(vq a, vq b) { return vf_sub(a, b); }
 static inline vq q_mul(vq a, vq b) { return vf_mul(a, b); }
-/* a * b - c in one rounding: FMLA on -c (the negation is exact, and a * b
- * + (-c) is a * b - c by IEEE 754's definition of subtraction).  Only the
- * one-ray node test's short form uses it (n_fmsub, traverse_ray.h), whose
- * margin holds for the fused and the unfused form alike.  Native on
- * aarch64, where FMA is part of Advanced SIMD; SIMDe's emulation on a host
- * built without FMA multiplies and adds (the unfused form). */
-#define RP_Q_FMSUB 1
-static inline vq q_fmsub(vq a, vq b, vq c) {
-    return simde_vfmaq_f32(simde_vnegq_f32(c), a, b);
-}
+/* a * b + c in one rounding (FMLA).  Only the one-ray node test's short
+ * form uses it (n_fmadd, traverse_ray.h), whose margin holds for the fused
+ * and the unfused form alike.  Native on aarch64, where FMA is part of
+ * Advanced SIMD; SIMDe's emulation on a host built without FMA multiplies
+ * and adds (the unfused form). */
+#define RP_Q_FMADD 1
+static inline vq q_fmadd(vq a, vq b, vq c) { return simde_vfmaq_f32(c, a, b); }
 static inline vq q_abs(vq a) { return vf_xorsign(a, a); } /* fabsf */
 static inline vq q_min(vq a, vq b) { return vf_min(a, b); }
 static inline vq q_max(vq a, vq b) { return vf_max(a, b); }

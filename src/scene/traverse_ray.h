@@ -44,6 +44,7 @@ typedef vq vn;
 static inline vn n_set1(float x) { return q_set1(x); }
 static inline vn n_load(const float *p) { return q_load(p); }
 static inline void n_store(float *p, vn a) { q_store(p, a); }
+static inline vn n_add(vn a, vn b) { return q_add(a, b); }
 static inline vn n_sub(vn a, vn b) { return q_sub(a, b); }
 static inline vn n_mul(vn a, vn b) { return q_mul(a, b); }
 static inline vn n_min(vn a, vn b) { return q_min(a, b); }
@@ -55,9 +56,9 @@ static inline vn n_eq(vn a, vn b) { return q_eq(a, b); }
 static inline vn n_and(vn a, vn b) { return q_and(a, b); }
 static inline vn n_or(vn a, vn b) { return q_or(a, b); }
 static inline unsigned n_bits(vn m) { return q_bits(m); }
-#if defined(RP_Q_FMSUB) /* the q layer's fused a * b - c (NEON) */
-#define RP_N_FMSUB 1
-static inline vn n_fmsub(vn a, vn b, vn c) { return q_fmsub(a, b, c); }
+#if defined(RP_Q_FMADD) /* the q layer's fused a * b + c (NEON) */
+#define RP_N_FMADD 1
+static inline vn n_fmadd(vn a, vn b, vn c) { return q_fmadd(a, b, c); }
 #endif
 #endif
 #if RP_BVH_WIDTH % RP_N_LANES
@@ -82,8 +83,8 @@ typedef struct qray {
      * grown origins (near, far plane), 1 / d */
     vn on[3], of[3], rd[3];
     /* the short form's (qray_slabs_short): the grown origins grown by a
-     * further margin, times rd */
-    vn onr[3], ofr[3];
+     * further margin, times rd, negated */
+    vn nonr[3], nofr[3];
     int nearoff[3], faroff[3]; /* float offsets of the near and far planes in a node */
     unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
     unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
@@ -138,8 +139,8 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
         q->of[a] = n_set1(of);
         q->rd[a] = n_set1(rd[a]);
         float sx = rp_xorsign(xm, rd[a]);
-        q->onr[a] = n_set1((on + sx) * rd[a]);
-        q->ofr[a] = n_set1((of - sx) * rd[a]);
+        q->nonr[a] = n_set1(-((on + sx) * rd[a])); /* (negation: exact) */
+        q->nofr[a] = n_set1(-((of - sx) * rd[a]));
         q->nearoff[a] = plane_near_off(a, neg, RP_BVH_WIDTH); /* in a node: lo[3][W], hi[3][W] */
         q->faroff[a] = plane_far_off(a, neg, RP_BVH_WIDTH);
     }
@@ -209,15 +210,20 @@ RP_INLINE void qray_slabs(const qray *q, const float *base, vn t0[3], vn t1[3]) 
     }
 }
 
-#ifndef RP_N_FMSUB
-static inline vn n_fmsub(vn a, vn b, vn c) { return n_sub(n_mul(a, b), c); }
+#ifndef RP_N_FMADD
+static inline vn n_fmadd(vn a, vn b, vn c) { return n_add(n_mul(a, b), c); }
 #endif
 
 /* The six slab values of the short form (a plain ray, qray_nodeN): plane *
- * rd - onr, one fused operation where the ISA has one (n_fmsub), where the
+ * rd - onr, one fused operation where the ISA has one (n_fmadd), where the
  * reference computes (plane - on) * rd, so the node's loads are one
  * operation from the entry instead of two.  The walk waits on that path
- * at every node (node_short).  onr = on' * rd, on' the grown origin on
+ * at every node (node_short).  It is computed as plane * rd + nonr with
+ * nonr = -onr stored negated by qray_setup: x + (-y) is x - y by IEEE
+ * 754's definition of subtraction (every rounding, a zero's sign
+ * included), so the same value, fused or not, and a multiply-add on every
+ * ISA (NEON's FMLA has no form that subtracts the addend: with onr it
+ * negated it at every node).  onr = on' * rd, on' the grown origin on
  * moved a further x = 2^-18 (m + pad) the same way (of' likewise), m =
  * max |o| + bound, so that every t0 here is at most the reference's t0 and
  * every t1 at least its t1: a superset of its children, with entries at
@@ -241,8 +247,8 @@ static inline vn n_fmsub(vn a, vn b, vn c) { return n_sub(n_mul(a, b), c); }
  * reference's); test_scene and rp_check's scene checks, the results. */
 RP_INLINE void qray_slabs_short(const qray *q, const float *base, vn t0[3], vn t1[3]) {
     for (int a = 0; a < 3; a++) {
-        t0[a] = n_fmsub(n_load(base + q->nearoff[a]), q->rd[a], q->onr[a]);
-        t1[a] = n_fmsub(n_load(base + q->faroff[a]), q->rd[a], q->ofr[a]);
+        t0[a] = n_fmadd(n_load(base + q->nearoff[a]), q->rd[a], q->nonr[a]);
+        t1[a] = n_fmadd(n_load(base + q->faroff[a]), q->rd[a], q->nofr[a]);
     }
 }
 

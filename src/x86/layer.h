@@ -208,16 +208,17 @@ typedef simde__m256 vn;
 static inline vn n_set1(float x) { return simde_mm256_set1_ps(x); }
 static inline vn n_load(const float *p) { return simde_mm256_loadu_ps(p); }
 static inline void n_store(float *p, vn a) { simde_mm256_storeu_ps(p, a); }
+static inline vn n_add(vn a, vn b) { return simde_mm256_add_ps(a, b); }
 static inline vn n_sub(vn a, vn b) { return simde_mm256_sub_ps(a, b); }
 static inline vn n_mul(vn a, vn b) { return simde_mm256_mul_ps(a, b); }
-/* a * b - c, fused where the file is built with FMA (AVX2 and AVX-512 are:
+/* a * b + c, fused where the file is built with FMA (AVX2 and AVX-512 are:
  * src/meson.build, and the dispatcher asks the CPU for FMA with them):
  * only the one-ray node test's short form uses it, whose margin holds for
  * the fused and the unfused form alike (qray_slabs_short, traverse_ray.h) */
 #if defined(__FMA__)
 #include <simde/x86/fma.h>
-#define RP_N_FMSUB 1
-static inline vn n_fmsub(vn a, vn b, vn c) { return simde_mm256_fmsub_ps(a, b, c); }
+#define RP_N_FMADD 1
+static inline vn n_fmadd(vn a, vn b, vn c) { return simde_mm256_fmadd_ps(a, b, c); }
 #endif
 static inline vn n_min(vn a, vn b) { return simde_mm256_min_ps(a, b); } /* rp_minf */
 static inline vn n_max(vn a, vn b) { return simde_mm256_max_ps(a, b); } /* rp_maxf */
