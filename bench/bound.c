@@ -237,10 +237,12 @@ static const model *model_get(void) {
             for (int i = 0; i < MODEL_COUNT; i++)
                 if (!strcmp(e, models[i].key))
                     chosen = i;
-            if (chosen < 0)
-                fprintf(stderr, "bound: RP_BENCH_BOUND_MODEL=%s unknown (zen5, zen4, zen3, "
-                                "goldencove, icelake, fallback): chosen from CPUID\n", e);
-            else
+            if (chosen < 0) { /* the names from the table, so none is left out */
+                fprintf(stderr, "bound: RP_BENCH_BOUND_MODEL=%s unknown (", e);
+                for (int i = 0; i < MODEL_COUNT; i++)
+                    fprintf(stderr, "%s%s", i ? ", " : "", models[i].key);
+                fprintf(stderr, "): chosen from CPUID\n");
+            } else
                 how = "forced by RP_BENCH_BOUND_MODEL";
         }
         if (chosen < 0)
