@@ -1045,8 +1045,45 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
     }
 }
 
-/* Rays i0 .. i1-1 as packets of V_W (scene_packet), one instance per test
- * and culling (the flags constant inside); stacks as scene_query's. */
+/* scene_packet, one function per test, culling and query (closest or any
+ * hit): the flags and closest constants inside, so that each holds only
+ * its own walks (four copies of packet_walk, scene_packet), not every
+ * flag's and both queries' inlined into scene_query.  Inlined there, with
+ * closest a variable, the AVX2 file's scene_query was 155 KB of code (the
+ * 16 walks' copies), and the compilers' register allocation, superlinear in
+ * a function's size, took most of the build: clang -O1 with the
+ * sanitizers, 184 s for kernels_sse41.c (Zen 3).  One call per packet. */
+typedef rp_status (*scene_packet_fn)(const rp_scene *s, rp_rays *rays, const uint8_t *active,
+                                     rp_hits *hits, uint32_t *mesh, uint8_t *occluded, size_t i,
+                                     size_t m, pentry *stack, size_t cap, qentry *rstack,
+                                     qray *qs, pstat *ps, int mixed8);
+#define RP_SCENE_PACKET(sfx, fl, cl)                                                              \
+    static __attribute__((noinline)) rp_status scene_packet_##sfx(                               \
+        const rp_scene *s, rp_rays *rays, const uint8_t *active, rp_hits *hits, uint32_t *mesh,  \
+        uint8_t *occluded, size_t i, size_t m, pentry *stack, size_t cap, qentry *rstack,        \
+        qray *qs, pstat *ps, int mixed8) {                                                        \
+        return scene_packet(s, rays, active, fl, hits, mesh, occluded, cl, i, m, stack, cap,      \
+                            rstack, qs, ps, mixed8);                                              \
+    }
+RP_SCENE_PACKET(mt_any, 0, 0)
+RP_SCENE_PACKET(mt_cull_any, RP_CULL_BACKFACE, 0)
+RP_SCENE_PACKET(wt_any, RP_WATERTIGHT, 0)
+RP_SCENE_PACKET(wt_cull_any, RP_WATERTIGHT | RP_CULL_BACKFACE, 0)
+RP_SCENE_PACKET(mt_closest, 0, 1)
+RP_SCENE_PACKET(mt_cull_closest, RP_CULL_BACKFACE, 1)
+RP_SCENE_PACKET(wt_closest, RP_WATERTIGHT, 1)
+RP_SCENE_PACKET(wt_cull_closest, RP_WATERTIGHT | RP_CULL_BACKFACE, 1)
+#undef RP_SCENE_PACKET
+
+/* [closest][watertight][cull] */
+static const scene_packet_fn scene_packet_of[2][2][2] = {
+    {{scene_packet_mt_any, scene_packet_mt_cull_any},
+     {scene_packet_wt_any, scene_packet_wt_cull_any}},
+    {{scene_packet_mt_closest, scene_packet_mt_cull_closest},
+     {scene_packet_wt_closest, scene_packet_wt_cull_closest}}};
+
+/* Rays i0 .. i1-1 as packets of V_W (scene_packet_of's function for the
+ * flags and query); stacks as scene_query's. */
 /* Where the variant defines RP_SIMD_ADAPT_ON (AVX-512 on cores that split
  * 512-bit operations), scene_packets picks the width of its packets of one
  * octant as it goes: all 16 lanes, or two packets of 8 (the narrow walk),
@@ -1091,7 +1128,8 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
                                   uint8_t *occluded, int closest, size_t i0, size_t i1,
                                   pentry *stack, size_t cap, qentry *rstack, qray *qs,
                                   pstat *ps) {
-    unsigned wf = flags & (RP_WATERTIGHT | RP_CULL_BACKFACE);
+    scene_packet_fn packet_of = scene_packet_of[closest != 0][(flags & RP_WATERTIGHT) != 0]
+                                               [(flags & RP_CULL_BACKFACE) != 0];
     rp_status st = RP_OK;
     int mix8 = MIXED_STAY; /* mixed signs: to the narrow walk (scene_packet's mixed8) */
 #if defined(RP_SIMD_NARROW_PACKETS)
@@ -1113,23 +1151,8 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
                                         m, stack, cap, rstack, ps);
         else
 #endif
-        switch (wf) {
-        case RP_WATERTIGHT | RP_CULL_BACKFACE:
-            st = scene_packet(s, rays, active, RP_WATERTIGHT | RP_CULL_BACKFACE, hits, mesh,
-                              occluded, closest, i, m, stack, cap, rstack, qs, ps, mix8);
-            break;
-        case RP_WATERTIGHT:
-            st = scene_packet(s, rays, active, RP_WATERTIGHT, hits, mesh, occluded, closest, i,
-                              m, stack, cap, rstack, qs, ps, mix8);
-            break;
-        case RP_CULL_BACKFACE:
-            st = scene_packet(s, rays, active, RP_CULL_BACKFACE, hits, mesh, occluded, closest,
-                              i, m, stack, cap, rstack, qs, ps, mix8);
-            break;
-        default:
-            st = scene_packet(s, rays, active, 0, hits, mesh, occluded, closest, i, m, stack,
-                              cap, rstack, qs, ps, mix8);
-        }
+            st = packet_of(s, rays, active, hits, mesh, occluded, i, m, stack, cap, rstack, qs, ps,
+                           mix8);
 #if defined(RP_SIMD_ADAPT_ON) && defined(RP_SIMD_NARROW_PACKETS)
         if (adapt && ++seen == RP_ADAPT_WINDOW) {
             if (ps->leaves) /* lanes per leaf visit below 3 (16 wide), above 2.6 (8) */
@@ -1169,9 +1192,8 @@ rp_status RP_SIMD_PACKETS_FN(const rp_scene *s, rp_rays *rays, const uint8_t *ac
  * state around every leaf (callgrind, AVX2 bunny diffuse, bench/instr.sh:
  * 1650 -> 1562 instructions per ray).  (Not RP_NOINLINE, which is also
  * cold: gcc then optimized for size and left the small loops rolled, 1963
- * per ray.)  The packets stay inlined in scene_query: as functions of
- * their own they timed no faster (shadow rows 2-5% slower, within the
- * noise, in one alternated comparison). */
+ * per ray.)  The packets are functions of their own in the same way
+ * (scene_packet_of). */
 typedef void (*scene_rays_fn)(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                               rp_hits *hits, uint32_t *mesh, uint8_t *occluded, size_t i,
                               size_t m, qentry *rstack);
