@@ -554,18 +554,35 @@ static void closest_aabb(rp_rays *rays, const uint8_t *active, const rp_aabb *bo
 }
 
 /* The triangle kernels are instantiated per flags value (a constant after
- * inlining), so the choice of test and culling costs nothing per step. */
+ * inlining), so the choice of test and culling costs nothing per step; each
+ * instance a function of its own (noinline), as the scene walks are
+ * (src/scene/traverse_simd.h): the four inlined into one function made it
+ * the file's largest after scene_query (79 KB of AVX2 code), slow to
+ * compile for its size, and the call is one per kernel call. */
+#define RP_CLOSEST_TRI(sfx, kind, fl)                                                             \
+    static __attribute__((noinline)) void closest_triangle_##sfx(                                \
+        rp_rays *rays, const uint8_t *active, const rp_triangle *tris, size_t count,              \
+        uint32_t base, rp_hits *hits) {                                                           \
+        closest(kind, rays, active, tris, count, base, fl, hits);                                 \
+    }
+RP_CLOSEST_TRI(mt, K_TRI, 0)
+RP_CLOSEST_TRI(mt_cull, K_TRI, RP_CULL_BACKFACE)
+RP_CLOSEST_TRI(wt, K_WT, 0)
+RP_CLOSEST_TRI(wt_cull, K_WT, RP_CULL_BACKFACE)
+#undef RP_CLOSEST_TRI
+
 static void closest_triangle(rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
                              size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
-    const int kind = (flags & RP_WATERTIGHT) ? K_WT : K_TRI;
-    if (kind == K_WT && (flags & RP_CULL_BACKFACE))
-        closest(K_WT, rays, active, tris, count, base, RP_CULL_BACKFACE, hits);
-    else if (kind == K_WT)
-        closest(K_WT, rays, active, tris, count, base, 0, hits);
-    else if (flags & RP_CULL_BACKFACE)
-        closest(K_TRI, rays, active, tris, count, base, RP_CULL_BACKFACE, hits);
-    else
-        closest(K_TRI, rays, active, tris, count, base, 0, hits);
+    if (flags & RP_WATERTIGHT) {
+        if (flags & RP_CULL_BACKFACE)
+            closest_triangle_wt_cull(rays, active, tris, count, base, hits);
+        else
+            closest_triangle_wt(rays, active, tris, count, base, hits);
+    } else if (flags & RP_CULL_BACKFACE) {
+        closest_triangle_mt_cull(rays, active, tris, count, base, hits);
+    } else {
+        closest_triangle_mt(rays, active, tris, count, base, hits);
+    }
 }
 
 static void closest_sphere(rp_rays *rays, const uint8_t *active, const rp_sphere *spheres,
