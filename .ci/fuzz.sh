@@ -4,8 +4,8 @@
 #
 # Uses build-asan/, the one ASan + UBSan build (.ci/lib.sh,
 # rp_asan_configure; .ci/sanitize.sh runs the test suite in it): clang at
-# -O1 -g, the whole library with -fsanitize=fuzzer-no-link (coverage
-# feedback from inside the kernels, and ASan reports for a vector tail that
+# -O1 with line tables, the whole library with -fsanitize=fuzzer-no-link
+# (coverage feedback from inside the kernels, and ASan reports for a vector tail that
 # reads past an array), rp_fuzz itself with -fsanitize=fuzzer,address,undefined.
 # Then replays the seed corpus and the regression inputs, and fuzzes for
 # FUZZ_SECONDS (default 60) starting from a copy of the corpus.  A failing input is saved under

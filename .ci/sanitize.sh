@@ -2,8 +2,8 @@
 # .ci/sanitize.sh - the whole test suite under AddressSanitizer and
 # UndefinedBehaviorSanitizer, halting at the first report.
 #
-# Builds build-asan/ (.ci/lib.sh, rp_asan_configure: clang at -O1 -g with
-# -Db_sanitize=address,undefined, -fno-sanitize-recover=all and libFuzzer's
+# Builds build-asan/ (.ci/lib.sh, rp_asan_configure: clang at -O1, line
+# tables only, with -Db_sanitize=address,undefined, -fno-sanitize-recover=all and libFuzzer's
 # coverage instrumentation; .ci/fuzz.sh then fuzzes the same build), then
 # runs every `meson test` suite: unit and API-misuse tests, rp_check over
 # every runnable variant, the fuzz corpus replay, the threads test and the
