@@ -19,8 +19,9 @@ BUILD=build-tsan
 CC=${CC:-gcc}
 t0=$SECONDS
 
+# -g1: line tables, which the reports print (as .ci/memcheck.sh's build)
 opts=(-Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false
-      -Dc_args=-fno-omit-frame-pointer)
+      "-Dc_args=-g1 -fno-omit-frame-pointer")
 
 rp_configure tsan "$BUILD" "$CC" "${opts[@]}"
 echo "tsan: building test_threads, rp_check and rp_trace"
