@@ -1045,6 +1045,23 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
     }
 }
 
+/* The eight queries a scene walk is instantiated for, X(suffix, flags,
+ * closest): test (Moller-Trumbore or watertight), culling, closest or any
+ * hit; and a table of the instances prefix##suffix, indexed
+ * [closest][watertight][cull]. */
+#define RP_SCENE_QUERIES(X)                                                                       \
+    X(mt_any, 0, 0)                                                                               \
+    X(mt_cull_any, RP_CULL_BACKFACE, 0)                                                           \
+    X(wt_any, RP_WATERTIGHT, 0)                                                                   \
+    X(wt_cull_any, RP_WATERTIGHT | RP_CULL_BACKFACE, 0)                                           \
+    X(mt_closest, 0, 1)                                                                           \
+    X(mt_cull_closest, RP_CULL_BACKFACE, 1)                                                       \
+    X(wt_closest, RP_WATERTIGHT, 1)                                                               \
+    X(wt_cull_closest, RP_WATERTIGHT | RP_CULL_BACKFACE, 1)
+#define RP_SCENE_QUERY_TABLE(p)                                                                   \
+    {{{p##mt_any, p##mt_cull_any}, {p##wt_any, p##wt_cull_any}},                                  \
+     {{p##mt_closest, p##mt_cull_closest}, {p##wt_closest, p##wt_cull_closest}}}
+
 /* scene_packet, one function per test, culling and query (closest or any
  * hit): the flags and closest constants inside, so that each holds only
  * its own walks (four copies of packet_walk, scene_packet), not every
@@ -1065,22 +1082,9 @@ typedef rp_status (*scene_packet_fn)(const rp_scene *s, rp_rays *rays, const uin
         return scene_packet(s, rays, active, fl, hits, mesh, occluded, cl, i, m, stack, cap,      \
                             rstack, qs, ps, mixed8);                                              \
     }
-RP_SCENE_PACKET(mt_any, 0, 0)
-RP_SCENE_PACKET(mt_cull_any, RP_CULL_BACKFACE, 0)
-RP_SCENE_PACKET(wt_any, RP_WATERTIGHT, 0)
-RP_SCENE_PACKET(wt_cull_any, RP_WATERTIGHT | RP_CULL_BACKFACE, 0)
-RP_SCENE_PACKET(mt_closest, 0, 1)
-RP_SCENE_PACKET(mt_cull_closest, RP_CULL_BACKFACE, 1)
-RP_SCENE_PACKET(wt_closest, RP_WATERTIGHT, 1)
-RP_SCENE_PACKET(wt_cull_closest, RP_WATERTIGHT | RP_CULL_BACKFACE, 1)
+RP_SCENE_QUERIES(RP_SCENE_PACKET)
 #undef RP_SCENE_PACKET
-
-/* [closest][watertight][cull] */
-static const scene_packet_fn scene_packet_of[2][2][2] = {
-    {{scene_packet_mt_any, scene_packet_mt_cull_any},
-     {scene_packet_wt_any, scene_packet_wt_cull_any}},
-    {{scene_packet_mt_closest, scene_packet_mt_cull_closest},
-     {scene_packet_wt_closest, scene_packet_wt_cull_closest}}};
+static const scene_packet_fn scene_packet_of[2][2][2] = RP_SCENE_QUERY_TABLE(scene_packet_);
 
 /* Rays i0 .. i1-1 as packets of V_W (scene_packet_of's function for the
  * flags and query); stacks as scene_query's. */
@@ -1203,21 +1207,9 @@ typedef void (*scene_rays_fn)(const rp_scene *s, rp_rays *rays, const uint8_t *a
         uint8_t *occluded, size_t i, size_t m, qentry *rstack) {                                  \
         scene_rays(s, rays, active, fl, hits, mesh, occluded, cl, i, m, rstack);                  \
     }
-RP_SCENE_RAYS(mt_any, 0, 0)
-RP_SCENE_RAYS(mt_cull_any, RP_CULL_BACKFACE, 0)
-RP_SCENE_RAYS(wt_any, RP_WATERTIGHT, 0)
-RP_SCENE_RAYS(wt_cull_any, RP_WATERTIGHT | RP_CULL_BACKFACE, 0)
-RP_SCENE_RAYS(mt_closest, 0, 1)
-RP_SCENE_RAYS(mt_cull_closest, RP_CULL_BACKFACE, 1)
-RP_SCENE_RAYS(wt_closest, RP_WATERTIGHT, 1)
-RP_SCENE_RAYS(wt_cull_closest, RP_WATERTIGHT | RP_CULL_BACKFACE, 1)
+RP_SCENE_QUERIES(RP_SCENE_RAYS)
 #undef RP_SCENE_RAYS
-
-/* [closest][watertight][cull] */
-static const scene_rays_fn scene_rays_of[2][2][2] = {
-    {{scene_rays_mt_any, scene_rays_mt_cull_any}, {scene_rays_wt_any, scene_rays_wt_cull_any}},
-    {{scene_rays_mt_closest, scene_rays_mt_cull_closest},
-     {scene_rays_wt_closest, scene_rays_wt_cull_closest}}};
+static const scene_rays_fn scene_rays_of[2][2][2] = RP_SCENE_QUERY_TABLE(scene_rays_);
 
 static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                              unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
