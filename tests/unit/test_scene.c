@@ -732,29 +732,14 @@ static void test_errors(void) {
     rp_scene_free(NULL);
 }
 
-int main(void) {
-    size_t mt_diffs = 0, mt_lanes = 0;
-    tested_isas("test_scene"); /* first: it may skip the whole test (isas.h) */
-    test_errors();
-    test_threads_build();
-    test_deep();
-    test_nan_area();
-    run_case("empty scene", 0, 40, 1.0f, 0.1f, 0, &mt_diffs, &mt_lanes);
-    run_case("one triangle", 1, 200, 1.0f, 0.8f, 0, &mt_diffs, &mt_lanes);
-    run_case("five triangles", 5, 300, 1.0f, 0.5f, 1, &mt_diffs, &mt_lanes);
-    run_case("soup 300", 300, 500, 1.0f, 0.2f, 1, &mt_diffs, &mt_lanes);
-    run_case("soup 3000", 3000, 400, 1.0f, 0.05f, 1, &mt_diffs, &mt_lanes);
-    run_case("big triangles", 200, 400, 1.0f, 2.0f, 1, &mt_diffs, &mt_lanes);
-    run_case("huge coordinates", 500, 300, 1e30f, 0.1e30f, 1, &mt_diffs, &mt_lanes);
-    run_case("tiny coordinates", 500, 300, 1e-30f, 0.1e-30f, 1, &mt_diffs, &mt_lanes);
-    run_case("small, far from the origin", 500, 300, 1000.0f, 0.05f, 1, &mt_diffs, &mt_lanes);
-    run_case_rays("origins at the float limits", 300, 300, 1.0f, 0.2f, 1, &mt_diffs, &mt_lanes,
-                  make_rays_far);
-    tap_diag("moller-trumbore: %zu of %zu lanes differ from plain brute force (hits outside "
-             "their triangle's box, which the scene drops: reported, not asserted)",
-             mt_diffs, mt_lanes);
+/* The test in blocks, each drawing from its own seed, so that a block's
+ * inputs do not depend on which blocks ran before it.  RP_TEST_PART=k/n
+ * (1 <= k <= n) runs the blocks b with b % n == k - 1 only: the CI stages
+ * where test_scene is slow (valgrind, qemu, -O0) run it as n tests side
+ * by side (tests/unit/meson.build); without it, every block runs. */
+static size_t mt_diff_count, mt_lane_count;
 
-    /* determinism: the same meshes, built twice, the same bytes */
+static void block_determinism(void) {
     world a, b;
     rng = 12345;
     make_world(&a, 5000, 1.0f, 0.05f, 1);
@@ -779,5 +764,51 @@ int main(void) {
              rp_scene_bytes(a.s), a.n, (double)rp_scene_bytes(a.s) / (double)a.n);
     free_world(&a);
     free_world(&b);
+}
+
+static void run_block(int b) {
+    switch (b) {
+    case 0: test_errors(); break;
+    case 1: test_threads_build(); break;
+    case 2: test_deep(); break;
+    case 3: test_nan_area(); break;
+    case 4: run_case("empty scene", 0, 40, 1.0f, 0.1f, 0, &mt_diff_count, &mt_lane_count); break;
+    case 5: run_case("one triangle", 1, 200, 1.0f, 0.8f, 0, &mt_diff_count, &mt_lane_count); break;
+    case 6: run_case("five triangles", 5, 300, 1.0f, 0.5f, 1, &mt_diff_count, &mt_lane_count); break;
+    case 7: run_case("soup 300", 300, 500, 1.0f, 0.2f, 1, &mt_diff_count, &mt_lane_count); break;
+    case 8: run_case("soup 3000", 3000, 400, 1.0f, 0.05f, 1, &mt_diff_count, &mt_lane_count); break;
+    case 9: run_case("big triangles", 200, 400, 1.0f, 2.0f, 1, &mt_diff_count, &mt_lane_count); break;
+    case 10: run_case("huge coordinates", 500, 300, 1e30f, 0.1e30f, 1, &mt_diff_count, &mt_lane_count); break;
+    case 11: run_case("tiny coordinates", 500, 300, 1e-30f, 0.1e-30f, 1, &mt_diff_count, &mt_lane_count); break;
+    case 12: run_case("small, far from the origin", 500, 300, 1000.0f, 0.05f, 1, &mt_diff_count, &mt_lane_count); break;
+    case 13:
+        run_case_rays("origins at the float limits", 300, 300, 1.0f, 0.2f, 1, &mt_diff_count, &mt_lane_count,
+                      make_rays_far);
+        break;
+    case 14: block_determinism(); break;
+    }
+}
+#define NBLOCKS 15
+
+int main(void) {
+    tested_isas("test_scene"); /* first: it may skip the whole test (isas.h) */
+    int k = 1, n = 1;
+    const char *part = getenv("RP_TEST_PART");
+    if (part && *part && (sscanf(part, "%d/%d", &k, &n) != 2 || n < 1 || k < 1 || k > n)) {
+        fprintf(stderr, "test_scene: RP_TEST_PART='%s' is not k/n with 1 <= k <= n\n", part);
+        return 1;
+    }
+    if (n > 1)
+        tap_diag("RP_TEST_PART=%d/%d: blocks b with b %% %d == %d of %d", k, n, n, k - 1, NBLOCKS);
+    for (int b = 0; b < NBLOCKS; b++) {
+        if (b % n != k - 1)
+            continue;
+        rng = 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull * (uint64_t)b;
+        run_block(b);
+    }
+    if (mt_lane_count)
+        tap_diag("moller-trumbore: %zu of %zu lanes differ from plain brute force (hits outside "
+                 "their triangle's box, which the scene drops: reported, not asserted)",
+                 mt_diff_count, mt_lane_count);
     return tap_done();
 }
