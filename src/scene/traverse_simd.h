@@ -1048,7 +1048,8 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
 /* The eight queries a scene walk is instantiated for, X(suffix, flags,
  * closest): test (Moller-Trumbore or watertight), culling, closest or any
  * hit; and a table of the instances prefix##suffix, indexed
- * [closest][watertight][cull]. */
+ * [closest][watertight][cull] (RP_TRI_FLAGS_OF, src/simd/block.h, picks
+ * within [closest]). */
 #define RP_SCENE_QUERIES(X)                                                                       \
     X(mt_any, 0, 0)                                                                               \
     X(mt_cull_any, RP_CULL_BACKFACE, 0)                                                           \
@@ -1132,8 +1133,7 @@ RP_INLINE rp_status scene_packets(const rp_scene *s, rp_rays *rays, const uint8_
                                   uint8_t *occluded, int closest, size_t i0, size_t i1,
                                   pentry *stack, size_t cap, qentry *rstack, qray *qs,
                                   pstat *ps) {
-    scene_packet_fn packet_of = scene_packet_of[closest != 0][(flags & RP_WATERTIGHT) != 0]
-                                               [(flags & RP_CULL_BACKFACE) != 0];
+    scene_packet_fn packet_of = RP_TRI_FLAGS_OF(scene_packet_of[closest != 0], flags);
     rp_status st = RP_OK;
     int mix8 = MIXED_STAY; /* mixed signs: to the narrow walk (scene_packet's mixed8) */
 #if defined(RP_SIMD_NARROW_PACKETS)
@@ -1237,8 +1237,7 @@ static rp_status scene_query(const rp_scene *s, rp_rays *rays, const uint8_t *ac
     rp_status st = RP_OK;
     pstat ps = {0, 0, 0, 0, 0};
     if (flags & RP_INCOHERENT) {
-        scene_rays_fn rays_walk = scene_rays_of[closest != 0][(flags & RP_WATERTIGHT) != 0]
-                                               [(flags & RP_CULL_BACKFACE) != 0];
+        scene_rays_fn rays_walk = RP_TRI_FLAGS_OF(scene_rays_of[closest != 0], flags);
         for (size_t i = 0; i < rays->n; i += V_W)
             rays_walk(s, rays, active, hits, mesh, occluded, i, min_w(rays->n - i), rstack);
     } else {

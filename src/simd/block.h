@@ -39,6 +39,19 @@ enum { K_BOX, K_TRI, K_SPH, K_PLN, K_WT };
 #define K_IS_TRI(kind) ((kind) == K_TRI || (kind) == K_WT)
 #define K_FLOATS(kind) ((kind) == K_BOX ? 6 : K_IS_TRI(kind) ? 9 : 4)
 #define K_MAX_FLOATS 9
+
+/* The triangle kernels' four instances by flags (suffix, kind, flags: the
+ * test and the culling), listed once for closest.h's and occluded.h's
+ * noinline instances (X), and their table indexed [watertight][cull]
+ * (RP_TRI_FLAGS_TABLE(prefix)), picked by rp_tri_flags_of. */
+#define RP_TRI_FLAGS(X)                                                                           \
+    X(mt, K_TRI, 0)                                                                               \
+    X(mt_cull, K_TRI, RP_CULL_BACKFACE)                                                           \
+    X(wt, K_WT, 0)                                                                                \
+    X(wt_cull, K_WT, RP_CULL_BACKFACE)
+#define RP_TRI_FLAGS_TABLE(p) {{p##mt, p##mt_cull}, {p##wt, p##wt_cull}}
+#define RP_TRI_FLAGS_OF(table, flags)                                                             \
+    ((table)[((flags) & RP_WATERTIGHT) != 0][((flags) & RP_CULL_BACKFACE) != 0])
 _Static_assert(sizeof(rp_aabb) == 6 * sizeof(float), "rp_aabb is 6 floats");
 _Static_assert(sizeof(rp_triangle) == 9 * sizeof(float), "rp_triangle is 9 floats");
 _Static_assert(sizeof(rp_sphere) == 4 * sizeof(float), "rp_sphere is 4 floats");

@@ -559,30 +559,22 @@ static void closest_aabb(rp_rays *rays, const uint8_t *active, const rp_aabb *bo
  * (src/scene/traverse_simd.h): the four inlined into one function made it
  * the file's largest after scene_query (79 KB of AVX2 code), slow to
  * compile for its size, and the call is one per kernel call. */
+typedef void (*closest_triangle_fn)(rp_rays *, const uint8_t *, const rp_triangle *, size_t,
+                                    uint32_t, rp_hits *);
 #define RP_CLOSEST_TRI(sfx, kind, fl)                                                             \
     static __attribute__((noinline)) void closest_triangle_##sfx(                                \
         rp_rays *rays, const uint8_t *active, const rp_triangle *tris, size_t count,              \
         uint32_t base, rp_hits *hits) {                                                           \
         closest(kind, rays, active, tris, count, base, fl, hits);                                 \
     }
-RP_CLOSEST_TRI(mt, K_TRI, 0)
-RP_CLOSEST_TRI(mt_cull, K_TRI, RP_CULL_BACKFACE)
-RP_CLOSEST_TRI(wt, K_WT, 0)
-RP_CLOSEST_TRI(wt_cull, K_WT, RP_CULL_BACKFACE)
+RP_TRI_FLAGS(RP_CLOSEST_TRI)
 #undef RP_CLOSEST_TRI
+static const closest_triangle_fn closest_triangle_of[2][2] =
+    RP_TRI_FLAGS_TABLE(closest_triangle_);
 
 static void closest_triangle(rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
                              size_t count, uint32_t base, unsigned flags, rp_hits *hits) {
-    if (flags & RP_WATERTIGHT) {
-        if (flags & RP_CULL_BACKFACE)
-            closest_triangle_wt_cull(rays, active, tris, count, base, hits);
-        else
-            closest_triangle_wt(rays, active, tris, count, base, hits);
-    } else if (flags & RP_CULL_BACKFACE) {
-        closest_triangle_mt_cull(rays, active, tris, count, base, hits);
-    } else {
-        closest_triangle_mt(rays, active, tris, count, base, hits);
-    }
+    RP_TRI_FLAGS_OF(closest_triangle_of, flags)(rays, active, tris, count, base, hits);
 }
 
 static void closest_sphere(rp_rays *rays, const uint8_t *active, const rp_sphere *spheres,

@@ -148,28 +148,20 @@ RP_INLINE void occluded(int kind, const rp_rays *rays, const uint8_t *active,
 }
 
 /* One function per flags value (noinline), as closest_triangle's. */
+typedef void (*occluded_triangle_fn)(const rp_rays *, const uint8_t *, const rp_triangle *,
+                                     size_t, uint8_t *);
 #define RP_OCCLUDED_TRI(sfx, kind, fl)                                                            \
     static __attribute__((noinline)) void occluded_triangle_##sfx(                               \
         const rp_rays *rays, const uint8_t *active, const rp_triangle *tris, size_t count,        \
         uint8_t *occluded_out) {                                                                  \
         occluded(kind, rays, active, tris, count, fl, occluded_out);                              \
     }
-RP_OCCLUDED_TRI(mt, K_TRI, 0)
-RP_OCCLUDED_TRI(mt_cull, K_TRI, RP_CULL_BACKFACE)
-RP_OCCLUDED_TRI(wt, K_WT, 0)
-RP_OCCLUDED_TRI(wt_cull, K_WT, RP_CULL_BACKFACE)
+RP_TRI_FLAGS(RP_OCCLUDED_TRI)
 #undef RP_OCCLUDED_TRI
+static const occluded_triangle_fn occluded_triangle_of[2][2] =
+    RP_TRI_FLAGS_TABLE(occluded_triangle_);
 
 static void occluded_triangle(const rp_rays *rays, const uint8_t *active, const rp_triangle *tris,
                               size_t count, unsigned flags, uint8_t *occluded_out) {
-    if (flags & RP_WATERTIGHT) {
-        if (flags & RP_CULL_BACKFACE)
-            occluded_triangle_wt_cull(rays, active, tris, count, occluded_out);
-        else
-            occluded_triangle_wt(rays, active, tris, count, occluded_out);
-    } else if (flags & RP_CULL_BACKFACE) {
-        occluded_triangle_mt_cull(rays, active, tris, count, occluded_out);
-    } else {
-        occluded_triangle_mt(rays, active, tris, count, occluded_out);
-    }
+    RP_TRI_FLAGS_OF(occluded_triangle_of, flags)(rays, active, tris, count, occluded_out);
 }
