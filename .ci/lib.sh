@@ -66,3 +66,25 @@ rp_asan_configure() {
     -Db_sanitize=address,undefined -Db_lundef=false \
     "-Dc_args=-gline-tables-only -fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-sanitize=pointer-overflow -fno-omit-frame-pointer"
 }
+
+# rp_native_only_opts: the meson options (one per line) that leave out the
+# x86 variants this CPU cannot run; nothing on other hosts, nor where every
+# variant runs.  For the builds whose tests run natively only (the -O0
+# build of scripts/test.sh, memcheck, tsan), where such a variant is
+# compiled and never run: AVX-512 on an AMD Zen 3, 60-90 s of compile jobs
+# in each of those builds (2026-11-29).  The native build still compiles
+# every variant, as does the sanitizer build (clang's only build), and the
+# aarch64 build runs the x86 variants emulated.
+rp_native_only_opts() {
+  [ "$(uname -m)" = x86_64 ] || return 0
+  local flags
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+  _rp_cpu_has() {
+    local f
+    for f in "$@"; do [[ $flags == *" $f "* ]] || return 1; done
+  }
+  _rp_cpu_has sse4_1 || echo -Dsse41=disabled
+  _rp_cpu_has avx2 fma || echo -Davx2=disabled
+  _rp_cpu_has avx512f avx512dq avx512bw avx512vl || echo -Davx512=disabled
+  return 0
+}

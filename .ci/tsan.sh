@@ -22,6 +22,9 @@ t0=$SECONDS
 # -g1: line tables, which the reports print (as .ci/memcheck.sh's build)
 opts=(-Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false
       "-Dc_args=-g1 -fno-omit-frame-pointer")
+# the variants this CPU cannot run are left out (.ci/lib.sh)
+mapfile -t native_only < <(rp_native_only_opts)
+opts+=("${native_only[@]}")
 
 rp_configure tsan "$BUILD" "$CC" "${opts[@]}"
 echo "tsan: building test_threads, rp_check and rp_trace"

@@ -1,5 +1,6 @@
 /*
- * isas.h - the variants a unit test runs: every runnable one, or those
+ * isas.h - the variants a unit test (and test_watertight, without its
+ * --isa) runs: every runnable one, or those
  * named in RP_TEST_ISAS (comma-separated, e.g. "scalar,neon").  The
  * aarch64 and Nehalem CI stages run under qemu, where the variants emulated
  * through SIMDe are slow; there they name scalar and the native variant,

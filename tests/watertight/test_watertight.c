@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "raypack.h"
+#include "../unit/isas.h" /* RP_TEST_ISAS, as the unit tests */
 #include "../unit/tap.h"
 
 /* Default sample: at most this many ray-triangle pairs per mesh and call
@@ -775,7 +776,8 @@ static void usage(void) {
            "  --seed=N       jitter, origins, random targets and the default sample\n"
            "  --rays=N       a deterministic sample of at most N rays per mesh (default:\n"
            "                 about 400,000 ray-triangle pairs per mesh, at least 48 rays)\n"
-           "  --isa=NAMES    check only these variants (the scalar reference always runs)\n"
+           "  --isa=NAMES    check only these variants (the scalar reference always runs;\n"
+           "                 default: those RP_TEST_ISAS names, else every runnable one)\n"
            "  --mesh=SUBSTR  only the meshes whose name contains SUBSTR (e.g. 'L3 ', tube)\n"
            "  --verbose      also max |t - 1| of every mesh and Moller-Trumbore's leaking rays\n");
 }
@@ -817,7 +819,7 @@ enum { C_CLOSEST, C_OCCLUDED, C_CULL_IN, C_CULL_IN_OCC, C_CULL_OUT, NCHECKS };
 int main(int argc, char **argv) {
     int full = 0, verbose = 0;
     uint64_t seed = 20240611;
-    unsigned wanted = ~0u;
+    unsigned wanted = 0; /* --isa; without it, RP_TEST_ISAS or every runnable variant */
     const char *mesh_filter = NULL;
     size_t rays_cap = 0; /* --rays=N; 0: the default sample */
     for (int i = 1; i < argc; i++) {
@@ -843,6 +845,8 @@ int main(int argc, char **argv) {
             return !strcmp(argv[i], "--help") ? 0 : 2;
         }
     }
+    if (!wanted) /* (before anything is printed: tested_isas may skip the test) */
+        wanted = tested_isas("test_watertight") | 1u << RP_ISA_SCALAR;
     unsigned runnable = rp_isa_runnable();
     unsigned use = runnable & wanted;
     char names[128] = "";
