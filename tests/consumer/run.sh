@@ -6,6 +6,12 @@
 # works once the prefix is moved (relocatable: what a DESTDIR staging needs),
 # and that find_package finds a Debian-layout install (/usr/local, multiarch
 # libdir) with CMake's default search paths.  Needs cmake (scripts/test-deps.sh).
+#
+# RP_CONSUMER_BUILD=DIR installs from DIR, an existing build folder of this
+# checkout (scripts/test.sh passes its native one, build-test: the library
+# its tests passed on, with no second compile of it), reconfigured here:
+# its prefix and libdir are left at the Debian defaults of the last step.
+# Without it, a fresh folder in a temporary directory.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -33,8 +39,16 @@ for t in json.load(sys.stdin):
 }
 
 echo "--- install + pkg-config"
-meson setup "$work/build" "$repo" --prefix="$work/prefix" --libdir=lib -Dtests=true -Dbench=disabled >/dev/null
-install_build "$work/build"
+build="$work/build"
+if [ -n "${RP_CONSUMER_BUILD:-}" ]; then
+  build=$(cd "$RP_CONSUMER_BUILD" && pwd)
+  [ -f "$build/build.ninja" ] || { echo "consumer: RP_CONSUMER_BUILD=$RP_CONSUMER_BUILD is not a build folder" >&2; exit 1; }
+  echo "consumer: installing from $build"
+  meson configure "$build" -Dprefix="$work/prefix" -Dlibdir=lib -Dtests=true >/dev/null
+else
+  meson setup "$build" "$repo" --prefix="$work/prefix" --libdir=lib -Dtests=true -Dbench=disabled >/dev/null
+fi
+install_build "$build"
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 cc -std=c99 -Wall -Werror "$repo/tests/consumer/app.c" $(pkg-config --cflags --libs raypack) \
    -Wl,-rpath,"$work/prefix/lib" -o "$work/app_shared"
@@ -89,8 +103,8 @@ echo "--- Debian layout + CMake default search paths"
 # lib/<multiarch>; staged with DESTDIR and found without CMAKE_PREFIX_PATH
 # (CMAKE_FIND_ROOT_PATH re-roots CMake's default prefixes into the staging)
 multiarch=$(cc -print-multiarch 2>/dev/null || true)
-meson configure "$work/build" -Dprefix=/usr/local -Dlibdir="lib${multiarch:+/$multiarch}" >/dev/null
-install_build "$work/build" --destdir "$work/root"
+meson configure "$build" -Dprefix=/usr/local -Dlibdir="lib${multiarch:+/$multiarch}" >/dev/null
+install_build "$build" --destdir "$work/root"
 cmake_app "$work/cmake-debian" -DCMAKE_FIND_ROOT_PATH="$work/root" -DCMAKE_FIND_ROOT_PATH_MODE_PACKAGE=ONLY
 
 echo "--- subproject"
