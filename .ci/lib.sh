@@ -57,14 +57,41 @@ rp_find_clang() {
   echo "$c"
 }
 
+# The variants this CPU cannot run are left out (rp_native_only_opts, below:
+# compiled under ASan they are never run, and AVX-512 took 218 of the
+# build's 584 s of compile jobs on a Zen 3, 2026-11-29); sanitize.sh has
+# clang compile them apart (rp_clang_rest).
 rp_asan_configure() {
   ASAN_BUILD=build-asan
   ASAN_CC=$(rp_find_clang)
   [ -n "$ASAN_CC" ] || { echo "$1: clang not found (apt-get install clang-14 libclang-rt-14-dev)"; return 1; }
+  local native_only
+  mapfile -t native_only < <(rp_native_only_opts)
   rp_configure "$1" "$ASAN_BUILD" "$ASAN_CC" \
     -Doptimization=1 -Ddebug=false -Db_ndebug=false \
     -Db_sanitize=address,undefined -Db_lundef=false \
-    "-Dc_args=-gline-tables-only -fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-sanitize=pointer-overflow -fno-omit-frame-pointer"
+    "-Dc_args=-gline-tables-only -fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-sanitize=pointer-overflow -fno-omit-frame-pointer" \
+    "${native_only[@]}"
+}
+
+# rp_clang_rest NAME CC: the variants the ASan build left out, compiled by
+# CC (clang) alone, at -O0 and without sanitizers, in build-clang-rest/,
+# so that clang still compiles every source of the library (the ASan build
+# is its only other build); nothing where none was left out.
+rp_clang_rest() {
+  local opts=() targets=() v left
+  left=$(rp_native_only_opts)
+  [ -n "$left" ] || return 0
+  for v in sse41 avx2 avx512 neon; do
+    if grep -qx -- "-D$v=disabled" <<<"$left"; then
+      opts+=("-D$v=enabled"); targets+=("src/libraypack_$v.a")
+    else
+      opts+=("-D$v=disabled")
+    fi
+  done
+  rp_configure "$1" build-clang-rest "$2" -Dtests=false -Doptimization=0 "${opts[@]}" &&
+  echo "$1: clang compiles what the ASan build left out: ${targets[*]}" &&
+  ninja -C build-clang-rest "${targets[@]}" | tail -1
 }
 
 # rp_native_only_opts: the meson options (one per line) that leave out the

@@ -7,7 +7,9 @@
 # coverage instrumentation; .ci/fuzz.sh then fuzzes the same build), then
 # runs every `meson test` suite: unit and API-misuse tests, rp_check over
 # every runnable variant, the fuzz corpus replay, the threads test and the
-# example's smoke run.  Any ASan/UBSan report aborts its test, and the
+# example's smoke run.  The x86 variants this CPU cannot run are left out
+# of build-asan/ and compiled by clang alone in build-clang-rest/ (-O0, no
+# sanitizers: .ci/lib.sh, rp_clang_rest).  Any ASan/UBSan report aborts its test, and the
 # script exits non-zero.  (clang's "undefined" includes float-cast-overflow,
 # which gcc's does not; gcc builds the native, -O0, memcheck and tsan stages.)
 #
@@ -26,6 +28,7 @@ rp_asan_configure sanitize
 BUILD=$ASAN_BUILD
 echo "sanitize: building"
 ninja -C "$BUILD" -j2 | tail -3
+rp_clang_rest sanitize "$ASAN_CC"
 
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
