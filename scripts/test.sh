@@ -40,9 +40,10 @@ native() {
 nehalem() {
   # same binaries, an old CPU: no AVX, so the dispatcher must choose sse41
   # (the nm script is not an x86 binary for qemu to run: left out)
-  # (test_scene traces with scalar and sse41 only: the emulated neon is the
-  # native stage's, the same code on the same instructions; rp_check's
-  # other configurations, suite check-more, ran this sse41 code natively)
+  # (test_scene and test_watertight trace with scalar and sse41 only: the
+  # emulated neon is the native stage's, the same code on the same
+  # instructions; rp_check's other configurations, suite check-more, ran
+  # this sse41 code natively)
   RP_EXPECT_ISA=sse41 RP_TEST_ISAS=scalar,sse41 meson test -C build-test --no-rebuild --print-errorlogs \
     --num-processes 2 --timeout-multiplier 10 \
     --wrapper 'qemu-x86_64 -cpu Nehalem' --no-suite bench-smoke --no-suite symbols --no-suite check-more
@@ -62,9 +63,10 @@ aarch64() {
   { [ -f build-arm/build.ninja ] ||
     meson setup build-arm --cross-file cross/aarch64-linux-gnu.txt --buildtype=release; } &&
   ninja -C build-arm &&
-  # test_scene traces with scalar and neon only here (RP_TEST_ISAS): the x86
-  # variants emulated through SIMDe took 79 of its 124 s under qemu; rp_check
-  # compares every variant, those included, with the reference on aarch64.
+  # test_scene and test_watertight trace with scalar and neon only here
+  # (RP_TEST_ISAS): the x86 variants emulated through SIMDe took 79 of
+  # test_scene's 124 s under qemu; rp_check compares every variant, those
+  # included, with the reference on aarch64.
   # rp_check's other configurations (suite check-more: chunks, coherent,
   # floating-point environments) check neon only (--isa=neon), the variant
   # that runs natively here: every variant in them took 240 s of qemu time
