@@ -97,11 +97,12 @@ rp_clang_rest() {
 # rp_native_only_opts: the meson options (one per line) that leave out the
 # x86 variants this CPU cannot run; nothing on other hosts, nor where every
 # variant runs.  For the builds whose tests run natively only (the -O0
-# build of scripts/test.sh, memcheck, tsan), where such a variant is
-# compiled and never run: AVX-512 on an AMD Zen 3, 60-90 s of compile jobs
-# in each of those builds (2026-11-29).  The native build still compiles
-# every variant, as does the sanitizer build (clang's only build), and the
-# aarch64 build runs the x86 variants emulated.
+# build of scripts/test.sh, memcheck, tsan, and the ASan build of
+# sanitize and fuzz), where such a variant is compiled and never run:
+# AVX-512 on an AMD Zen 3, 60-110 s of compile jobs in each of those builds
+# (2026-11-29).  The native build still compiles every variant, the
+# aarch64 build runs the x86 variants emulated, and clang compiles what
+# the ASan build leaves out (rp_clang_rest).
 rp_native_only_opts() {
   [ "$(uname -m)" = x86_64 ] || return 0
   local flags

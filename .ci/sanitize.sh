@@ -9,8 +9,8 @@
 # every runnable variant, the fuzz corpus replay, the threads test and the
 # example's smoke run.  The x86 variants this CPU cannot run are left out
 # of build-asan/ and compiled by clang alone in build-clang-rest/ (-O0, no
-# sanitizers: .ci/lib.sh, rp_clang_rest).  Any ASan/UBSan report aborts its test, and the
-# script exits non-zero.  (clang's "undefined" includes float-cast-overflow,
+# sanitizers: .ci/lib.sh, rp_clang_rest).  Any ASan/UBSan report aborts
+# its test, and the script exits non-zero.  (clang's "undefined" includes float-cast-overflow,
 # which gcc's does not; gcc builds the native, -O0, memcheck and tsan stages.)
 #
 # Environment: CC (a clang; any other compiler is passed over for the
