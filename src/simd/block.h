@@ -43,7 +43,8 @@ enum { K_BOX, K_TRI, K_SPH, K_PLN, K_WT };
 /* The triangle kernels' four instances by flags (suffix, kind, flags: the
  * test and the culling), listed once for closest.h's and occluded.h's
  * noinline instances (X), and their table indexed [watertight][cull]
- * (RP_TRI_FLAGS_TABLE(prefix)), picked by rp_tri_flags_of. */
+ * (RP_TRI_FLAGS_TABLE(prefix)), an instance picked from such a table by
+ * RP_TRI_FLAGS_OF. */
 #define RP_TRI_FLAGS(X)                                                                           \
     X(mt, K_TRI, 0)                                                                               \
     X(mt_cull, K_TRI, RP_CULL_BACKFACE)                                                           \
