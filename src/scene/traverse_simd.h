@@ -1037,11 +1037,19 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
 RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *active,
                           unsigned flags, rp_hits *hits, uint32_t *mesh, uint8_t *occluded,
                           int closest, size_t i, size_t m, qentry *rstack) {
-    for (size_t l = i; l < i + m; l++) {
-        if ((active && !active[l]) || !(rays->rdx[l] == rays->rdx[l]))
-            continue;
-        if (scene_ray(s, rays, l, flags, hits, mesh, closest, rstack))
-            occluded[l] = 1;
+    for (size_t i0 = i; i0 < i + m; i0 += V_W) { /* the set-ups V_W at a time */
+        size_t w = min_w(i + m - i0);
+        vray v;
+        ld_rays(rays, i0, w, NEED_D | NEED_RD, &v);
+        wt_setup_v(&v);
+        qray_lanes L;
+        qray_lanes_setup(&v, s->bound, &L);
+        for (size_t l = i0; l < i0 + w; l++) {
+            if ((active && !active[l]) || !(rays->rdx[l] == rays->rdx[l]))
+                continue;
+            if (scene_ray(s, rays, l, flags, hits, mesh, closest, rstack, &L, i0))
+                occluded[l] = 1;
+        }
     }
 }
 
