@@ -505,11 +505,12 @@ RP_INLINE vm lane_mask(int l) {
 }
 
 /* The packet's lone-lane walks: qs (V_W rays' set-ups, made when a lane
- * is first handed over: ready), the lanes whose best hit a walk found
- * (viaslot; its slot in slot_of), the lanes a walk occluded or gave a new
- * best (upd). */
+ * is first handed over: ready; from the packet's lanes, qray_lanes_setup),
+ * the lanes whose best hit a walk found (viaslot; its slot in slot_of),
+ * the lanes a walk occluded or gave a new best (upd). */
 typedef struct lone_walks {
     qray *qs;
+    const qray_lanes *lanes;
     unsigned ready, viaslot, upd;
     size_t slot_of[V_W];
 } lone_walks;
@@ -531,7 +532,7 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
                         lone_walks *lw, qentry *rstack) {
     qray *q = &lw->qs[l];
     if (!((lw->ready >> l) & 1u)) {
-        qray_setup(rays, i + (size_t)l, s->bound, flags, q);
+        qray_lane(lw->lanes, rays, i, l, s->bound, flags, q);
         lw->ready |= 1u << l;
     }
     float bt[V_W];
@@ -765,8 +766,14 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
     vm upd = m_lanes(0), todo = live;
     vf bu = vf_set1(0.0f), bv = bu, bw = bu; /* U, V, W of the kept hits */
     lone_walks lw;
+    qray_lanes lanes;
     lw.qs = qs;
+    lw.lanes = &lanes;
     lw.ready = lw.viaslot = lw.upd = 0;
+    if (lone) /* (at once, from registers: a pointer to r for lone_walk would
+               * keep r in memory for every copy of the walk, primary rays'
+               * too: 297 -> 303 instructions a ray) */
+        qray_lanes_setup(r, s->bound, &lanes);
     /* mixed signs, short form, rays that end: the segments' box as a
      * sieve, and the children it passes tested child by child, also where
      * lane_nodes would test them lane by lane (8 lanes: rp_trace's AO rays,
