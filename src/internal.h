@@ -86,6 +86,8 @@ typedef struct rp_kernels {
     int (*scene_seg_packet)(const rp_rays *rays, size_t i, size_t m, float bound,
                             const struct rp_bvh_node *nd, const float *best, size_t *w,
                             unsigned *hit);
+    size_t (*scene_ray_setup)(const rp_rays *rays, size_t m, float bound, unsigned flags,
+                              size_t *fast);
     /* rp_rays_prepare's loop over the checked arrays (rays->n > 0): 1 / d,
      * or NaN in all three where o or d is not finite (rp_ref_prepare) */
     void (*rays_prepare)(rp_rays *rays);

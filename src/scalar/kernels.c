@@ -232,9 +232,9 @@ static void rays_prepare(rp_rays *r) {
 const rp_kernels rp_kernels_scalar = {
     RP_ISA_SCALAR,     intersect_aabb, closest_aabb,         closest_triangle,
     occluded_triangle, closest_sphere, closest_plane,        rp_scene_closest_ref,
-    rp_scene_occluded_ref, NULL, NULL, NULL, NULL, NULL, NULL, /* the reference has no internal steps
-                                                    * of its own: rp_check computes them
-                                                    * from ref.h */
+    rp_scene_occluded_ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL, /* the reference has no
+                                                    * internal steps of its own: rp_check
+                                                    * computes them from ref.h */
     rays_prepare,
 };
 
@@ -274,5 +274,5 @@ static void closest_plane_1x1(rp_rays *rays, const uint8_t *active, const rp_pla
 const rp_kernels rp_kernels_scalar_1x1 = {
     RP_ISA_SCALAR,         intersect_aabb_1x1, closest_aabb_1x1,      closest_triangle_1x1,
     occluded_triangle_1x1, closest_sphere_1x1, closest_plane_1x1,     rp_scene_closest_ref,
-    rp_scene_occluded_ref, NULL, NULL, NULL, NULL, NULL, NULL, rays_prepare,
+    rp_scene_occluded_ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL, rays_prepare,
 };

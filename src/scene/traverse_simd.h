@@ -1320,7 +1320,13 @@ static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const ui
  *     (nothing written) where the walk would take no box (a live lane not
  *     plain, tmin > best, a best or tmin not finite, |d| > 2^100, or no
  *     live lane), whatever the signs.  It must pass every child that one
- *     of the packet's rays passes. */
+ *     of the packet's rays passes.;
+ *   - scene_ray_setup: the one-ray walks' set-ups of rays 0 .. m-1 made
+ *     from their packets' lanes (qray_lanes_setup, qray_lane), each
+ *     against qray_setup's, every field a walk reads, bit for bit: the
+ *     count of rays that differ, and in *fast the rays set up from the
+ *     lanes (the others take qray_setup itself).
+ */
 static unsigned scene_node_ray(const rp_rays *rays, size_t i, float bound,
                                const rp_bvh_node *nd, float best, float *ent) {
     qray q;
@@ -1350,6 +1356,44 @@ static vm check_packet_setup(const rp_rays *rays, size_t i0, size_t w, float bou
     br->fast = box_fast(br, live, r->tmin, vf_loadu(b));
     box_uniform(br, live);
     return live;
+}
+
+/* Whether a and b hold the same bits in every field of a qray that a walk
+ * reads (mo, md only without RP_WATERTIGHT: qray_setup makes them only
+ * then). */
+static int qray_same(const qray *a, const qray *b, unsigned flags) {
+#define RP_SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
+    int same = RP_SAME(r) && RP_SAME(w) && RP_SAME(rd) && RP_SAME(on) && RP_SAME(of) &&
+               RP_SAME(nonr) && RP_SAME(nofr) && RP_SAME(nearoff) && RP_SAME(faroff) &&
+               RP_SAME(loose) && RP_SAME(rloose) && RP_SAME(wo) && RP_SAME(wsx) &&
+               RP_SAME(wsy) && RP_SAME(wsz) && RP_SAME(fd) && RP_SAME(frd2) && RP_SAME(pad) &&
+               RP_SAME(om) && RP_SAME(bd) && RP_SAME(plain);
+    if (!(flags & RP_WATERTIGHT))
+        same = same && RP_SAME(mo) && RP_SAME(md);
+#undef RP_SAME
+    return same;
+}
+
+static size_t scene_ray_setup(const rp_rays *rays, size_t m, float bound, unsigned flags,
+                              size_t *fast) {
+    size_t bad = 0;
+    *fast = 0;
+    for (size_t i0 = 0; i0 < m; i0 += V_W) {
+        size_t w = min_w(m - i0);
+        vray v;
+        ld_rays(rays, i0, w, NEED_D | NEED_RD, &v);
+        wt_setup_v(&v);
+        qray_lanes L;
+        qray_lanes_setup(&v, bound, &L);
+        for (size_t l = 0; l < w; l++) {
+            qray a, b;
+            qray_lane(&L, rays, i0, (int)l, bound, flags, &a);
+            qray_setup(rays, i0 + l, bound, flags, &b);
+            bad += !qray_same(&a, &b, flags);
+            *fast += (L.fast >> l) & 1u;
+        }
+    }
+    return bad;
 }
 
 static void scene_box_packet(const rp_rays *rays, size_t i, size_t m, float bound,

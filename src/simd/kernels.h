@@ -93,6 +93,7 @@ const rp_kernels RP_SIMD_TABLE = {
     RP_SIMD_ISA,       intersect_aabb, closest_aabb,  closest_triangle,
     occluded_triangle, closest_sphere, closest_plane, scene_closest,
     scene_occluded,    scene_node_ray, scene_block_ray, scene_box_packet,
-    scene_lane_nodes,  scene_frustum_packet, scene_seg_packet, rays_prepare,
+    scene_lane_nodes,  scene_frustum_packet, scene_seg_packet, scene_ray_setup,
+    rays_prepare,
 };
 #endif

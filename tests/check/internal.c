@@ -42,6 +42,14 @@
  *                        its tmax; the packets without a box are counted,
  *                        and a run of 100 cases or more where none had
  *                        one fails;
+ *   internal_ray_setup   the one-ray walks' set-ups made from their
+ *                        packets' lanes (scene_ray_setup: qray_lanes_setup,
+ *                        qray_lane) against qray_setup's, every field a walk
+ *                        reads, bit for bit; packets of 1 to 37 rays, with
+ *                        ties between |d| components, NaN and infinite
+ *                        origins, huge and tiny scales; the rays set up
+ *                        from the lanes are counted, and a run of 100 cases
+ *                        or more with none fails;
  *   internal_block_ray   no lane dropped that the reference hits in
  *                        [tmin, best] (rp_ref_wt_eval, rp_ref_wt_t), no bit
  *                        past the leaf's count, and each lane kept with
@@ -198,12 +206,14 @@ enum {
     I_LANE_NODES, /* scene_lane_nodes: each ray of a packet against a node */
     I_FRUSTUM,    /* scene_frustum_packet: a packet's frustum sieve */
     I_SEGMENTS,   /* scene_seg_packet: the box around a packet's segments */
+    I_RAY_SETUP,  /* scene_ray_setup: the one-ray set-ups from a packet's lanes */
     NINTERNAL
 };
 static const char *const inames[NINTERNAL] = {
     [I_NODE_RAY] = "internal_node_ray",     [I_BOX_PACKET] = "internal_box_packet",
     [I_BLOCK_RAY] = "internal_block_ray",   [I_LANE_NODES] = "internal_lane_nodes",
-    [I_FRUSTUM] = "internal_frustum",       [I_SEGMENTS] = "internal_segments"};
+    [I_FRUSTUM] = "internal_frustum",       [I_SEGMENTS] = "internal_segments",
+    [I_RAY_SETUP] = "internal_ray_setup"};
 
 int rpc_internal_selected(const char *kernel_list) {
     for (int f = 0; f < NINTERNAL; f++)
@@ -218,6 +228,7 @@ typedef struct ncase {
     rp_rays rays;                /* n rays */
     float bound;
     float best[40];
+    unsigned flags; /* I_RAY_SETUP: the query's (RP_WATERTIGHT or not) */
 } ncase;
 
 /* Child k's box of nd. */
@@ -699,6 +710,7 @@ typedef struct istats {
     unsigned long pk, none;       /* I_FRUSTUM, I_SEGMENTS: packets, without a sieve */
     unsigned long rej, extra;     /* I_NODE_RAY: children the reference rejects, and of
                                    * them those the variant passes */
+    unsigned long srays, sfast;   /* I_RAY_SETUP: rays, those set up from the lanes */
 } istats;
 
 /* Check f on table kt for the case made (nc for every check but
@@ -726,8 +738,61 @@ static int internal_check(int f, const rp_kernels *kt, const ncase *nc, const bc
     case I_FRUSTUM:
     case I_SEGMENTS:
         return check_sieve(kt, nc, n, f == I_SEGMENTS, pr, &st->pk, &st->none);
+    case I_RAY_SETUP: {
+        size_t fast = 0;
+        size_t nb = kt->scene_ray_setup(&nc->rays, n, nc->bound, nc->flags, &fast);
+        st->srays += n;
+        st->sfast += fast;
+        if (nb && pr) {
+            printf("    %zu of %zu rays' set-ups differ from qray_setup's (%s, bound %a); "
+                   "the rays:\n",
+                   nb, n, (nc->flags & RP_WATERTIGHT) ? "watertight" : "Moller-Trumbore",
+                   (double)nc->bound);
+            for (size_t i = 0; i < n; i++)
+                print_ray(&nc->rays, i);
+        }
+        return nb != 0;
+    }
     }
     return 1;
+}
+
+/* I_RAY_SETUP's rays beyond gen_node's: at times |d| components that tie
+ * (the frame's axis choice), an origin component NaN or infinite, a NaN
+ * or reversed range (prepared again: 1 / d, NaN where o is not finite),
+ * a NaN origin after that; the query's flags. */
+static void setup_specials(irng *r, ncase *c, size_t n) {
+    rp_rays *rays = &c->rays;
+    float *o[3] = {rays->ox, rays->oy, rays->oz}, *d[3] = {rays->dx, rays->dy, rays->dz};
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = ibelow(r, 12);
+        int a = (int)ibelow(r, 3), b = (a + 1 + (int)ibelow(r, 2)) % 3;
+        if (k == 0)
+            d[b][i] = d[a][i];
+        else if (k == 1)
+            d[b][i] = -d[a][i];
+        else if (k == 2)
+            o[a][i] = NAN;
+        else if (k == 3)
+            o[a][i] = ibelow(r, 2) ? INFINITY : -INFINITY;
+        else if (k == 4)
+            rays->tmin[i] = NAN;
+        else if (k == 5)
+            rays->tmin[i] = rays->tmax[i] = 1.0f;
+        else if (k == 6)
+            rays->tmax[i] = 0.0f;
+    }
+    rp_rays all = *rays;
+    all.n = 40;
+    if (rp_rays_prepare(&all) != RP_OK)
+        abort();
+    /* and an origin made NaN after rp_rays_prepare (1 / d still finite: a
+     * caller's array changed after preparing), which only the lanes' own
+     * NaN test keeps from their set-up */
+    for (size_t i = 0; i < n; i++)
+        if (ibelow(r, 12) == 0)
+            o[ibelow(r, 3)][i] = NAN;
+    c->flags = ibelow(r, 2) ? RP_WATERTIGHT : 0u;
 }
 
 /* Makes case it of check f: a node case with its rays and best t in nc, or
@@ -744,9 +809,14 @@ static size_t internal_case(int f, uint64_t seed, uint64_t it, const rp_rays *ra
     size_t n = f == I_NODE_RAY ? 1 : 1 + ibelow(&r, 37);
     nc->rays = *rays;
     nc->rays.n = n;
-    iplain = (f == I_LANE_NODES || f == I_FRUSTUM || f == I_SEGMENTS) && ibelow(&r, 4) != 0;
+    iplain = (f == I_LANE_NODES || f == I_FRUSTUM || f == I_SEGMENTS || f == I_RAY_SETUP) &&
+             ibelow(&r, 4) != 0;
     gen_node(&r, nc, n);
     iplain = 0;
+    if (f == I_RAY_SETUP) {
+        setup_specials(&r, nc, n);
+        return n;
+    }
     /* best per ray: a boundary of the reference's (child 0..3) */
     for (size_t i = 0; i < n; i++) {
         float bnd[2 * RP_BVH_WIDTH];
@@ -825,6 +895,13 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
         }
         if (f == I_LANE_NODES)
             printf(" (%lu of %lu rays in packets left out: not plain)", st.left, st.rays_n);
+        if (f == I_RAY_SETUP) {
+            printf(" (%lu of %lu rays set up from their packets' lanes)", st.sfast, st.srays);
+            if (iterations >= 100 && st.sfast == 0) { /* a test of qray_setup against itself */
+                printf(" FAILED: none");
+                (*failed)++;
+            }
+        }
         if (f == I_FRUSTUM || f == I_SEGMENTS) {
             const char *what = f == I_FRUSTUM ? "frustum" : "box";
             printf(" (%lu of %lu packets without a %s)", st.none, st.pk, what);
