@@ -74,6 +74,19 @@ RP_INLINE unsigned n_children(const uint32_t *child) {
     return n_bits(n_eq(ch, ch));
 }
 
+/* A node's near and far planes for each octant of rd (bit a: rd[a] < 0):
+ * the offsets of plane_near_off of x, y, z, then of plane_far_off (prim.h),
+ * in floats (lo[3][W], hi[3][W]).  One pointer a ray: the six offsets made
+ * and stored per ray were about 20 instructions of its set-up. */
+#define RP_QN(a, o) (((a) + 3 * ((o) >> (a) & 1)) * RP_BVH_WIDTH)
+#define RP_QF(a, o) (((a) + 3 - 3 * ((o) >> (a) & 1)) * RP_BVH_WIDTH)
+#define RP_QOFF(o) {RP_QN(0, o), RP_QN(1, o), RP_QN(2, o), RP_QF(0, o), RP_QF(1, o), RP_QF(2, o)}
+static const int qray_offs[8][6] = {RP_QOFF(0), RP_QOFF(1), RP_QOFF(2), RP_QOFF(3),
+                                    RP_QOFF(4), RP_QOFF(5), RP_QOFF(6), RP_QOFF(7)};
+#undef RP_QOFF
+#undef RP_QF
+#undef RP_QN
+
 /* One ray's state: the reference's frame and pad, and the broadcasts. */
 typedef struct qray {
     rp_ray1 r; /* r.tmax: the best t so far (closest) */
@@ -85,7 +98,9 @@ typedef struct qray {
     /* the short form's (qray_slabs_short): the grown origins grown by a
      * further margin, times rd, negated */
     vn nonr[3], nofr[3];
-    int nearoff[3], faroff[3]; /* float offsets of the near and far planes in a node */
+    /* the float offsets of the near planes x, y, z then the far ones in a
+     * node (lo[3][W], hi[3][W]): qray_offs's row for the signs of rd */
+    const int *off;
     unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
     unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
     vq wo[3], wsx, wsy, wsz; /* o[kx], o[ky], o[kz]; the shear */
@@ -122,6 +137,7 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
     float m = rp_maxf(fabsf(o[2]), rp_maxf(fabsf(o[1]), fabsf(o[0]))) + bound;
     /* the short form's margin (qray_slabs_short): 2^-18 (m + pad) */
     float xm = (m + pad) * 0x1p-18f;
+    unsigned oct = 0;
     for (int a = 0; a < 3; a++) { /* the box test: world axes, the reference's order */
         int neg = rd[a] < 0.0f;
         /* rp_ref_slab_wt_steps: on = o +- pad toward the near plane, of
@@ -141,9 +157,9 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
         float sx = rp_xorsign(xm, rd[a]);
         q->nonr[a] = n_set1(-((on + sx) * rd[a])); /* (negation: exact) */
         q->nofr[a] = n_set1(-((of - sx) * rd[a]));
-        q->nearoff[a] = plane_near_off(a, neg, RP_BVH_WIDTH); /* in a node: lo[3][W], hi[3][W] */
-        q->faroff[a] = plane_far_off(a, neg, RP_BVH_WIDTH);
+        oct |= (unsigned)neg << a;
     }
+    q->off = qray_offs[oct];
     /* The flags, the three axes in the lanes of one vector (lane 3 unused):
      * loose where |rd| is not > 0 (0 or NaN: not rd < 0 and not rd > 0)
      * or is FLT_MAX; bounding as rp_ref_wt_bounding; the range
@@ -272,16 +288,16 @@ RP_INLINE void qray_lane(const qray_lanes *L, const rp_rays *rays, size_t i, int
             q->mo[a] = q_set1(o[a]);
             q->md[a] = q_set1(d[a]);
         }
+    unsigned oct = 0;
     for (int a = 0; a < 3; a++) {
-        int neg = rd[a] < 0.0f;
+        oct |= (unsigned)(rd[a] < 0.0f) << a;
         q->on[a] = n_set1(L->on[a][l]);
         q->of[a] = n_set1(L->of[a][l]);
         q->rd[a] = n_set1(rd[a]);
         q->nonr[a] = n_set1(L->nonr[a][l]);
         q->nofr[a] = n_set1(L->nofr[a][l]);
-        q->nearoff[a] = plane_near_off(a, neg, RP_BVH_WIDTH);
-        q->faroff[a] = plane_far_off(a, neg, RP_BVH_WIDTH);
     }
+    q->off = qray_offs[oct];
     /* plain: every rd bounding, none loose (qray_setup's flags) */
     q->loose = 0;
     q->bd = 7;
@@ -326,8 +342,8 @@ RP_INLINE vn node_short(const vn t0[3], const vn t1[3], vn tmin, vn best, vn *tn
 /* The six slab values of a node's children for ray q. */
 RP_INLINE void qray_slabs(const qray *q, const float *base, vn t0[3], vn t1[3]) {
     for (int a = 0; a < 3; a++) {
-        t0[a] = node_plane(base + q->nearoff[a], q->on[a], q->rd[a]);
-        t1[a] = node_plane(base + q->faroff[a], q->of[a], q->rd[a]);
+        t0[a] = node_plane(base + q->off[a], q->on[a], q->rd[a]);
+        t1[a] = node_plane(base + q->off[3 + a], q->of[a], q->rd[a]);
     }
 }
 
@@ -368,8 +384,8 @@ static inline vn n_fmadd(vn a, vn b, vn c) { return n_add(n_mul(a, b), c); }
  * reference's); test_scene and rp_check's scene checks, the results. */
 RP_INLINE void qray_slabs_short(const qray *q, const float *base, vn t0[3], vn t1[3]) {
     for (int a = 0; a < 3; a++) {
-        t0[a] = n_fmadd(n_load(base + q->nearoff[a]), q->rd[a], q->nonr[a]);
-        t1[a] = n_fmadd(n_load(base + q->faroff[a]), q->rd[a], q->nofr[a]);
+        t0[a] = n_fmadd(n_load(base + q->off[a]), q->rd[a], q->nonr[a]);
+        t1[a] = n_fmadd(n_load(base + q->off[3 + a]), q->rd[a], q->nofr[a]);
     }
 }
 

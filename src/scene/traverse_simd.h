@@ -1364,7 +1364,7 @@ static vm check_packet_setup(const rp_rays *rays, size_t i0, size_t w, float bou
 static int qray_same(const qray *a, const qray *b, unsigned flags) {
 #define RP_SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
     int same = RP_SAME(r) && RP_SAME(w) && RP_SAME(rd) && RP_SAME(on) && RP_SAME(of) &&
-               RP_SAME(nonr) && RP_SAME(nofr) && RP_SAME(nearoff) && RP_SAME(faroff) &&
+               RP_SAME(nonr) && RP_SAME(nofr) && RP_SAME(off) &&
                RP_SAME(loose) && RP_SAME(rloose) && RP_SAME(wo) && RP_SAME(wsx) &&
                RP_SAME(wsy) && RP_SAME(wsz) && RP_SAME(fd) && RP_SAME(frd2) && RP_SAME(pad) &&
                RP_SAME(om) && RP_SAME(bd) && RP_SAME(plain);
