@@ -562,20 +562,23 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
 
 /* A mixed-sign packet's lanes as one-ray node tests (lane_nodes): each
  * lane in play tests a node's children eight to a register (the node
- * layer, as qray_nodeN's short form), instead of each child being tested
- * for all the packet's lanes (box_test).  Diffuse packets have few lanes in
- * play at most nodes, and the children test of a lane costs about what a
- * child's test of the packet does.  Only where box_test takes its short
- * form (br->fast: every live lane plain, tmin <= tmax), whose operations
- * these are lane by lane: the grown origins on, of and rd of the packet's
- * set-up (box_ray_setup), near and far planes by the lane's sign, t0 =
- * (near - on) * rd, t1 = (far - of) * rd, the running max and min in the
- * order y, x then z, max(tn, tmin) <= min(tf, best); so each lane passes
- * a child exactly when box_test's lane does, with the same entry (tn).  An
- * empty child's inverted box fails there (qray_nodeN).  A pushed child's
- * entry is then the least over the lanes in play that pass it (box_test's
- * over all lanes not done): never above the entry of a lane it carries,
- * so the lanes in play where it is popped are still all that may hit. */
+ * layer: qray_nodeN's short form, traverse_ray.h), instead of each child
+ * being tested for all the packet's lanes (box_test).  Diffuse packets
+ * have few lanes in play at most nodes, and the children test of a lane
+ * costs about what a child's test of the packet does.  Only where box_test
+ * takes its short form (br->fast: every live lane plain, tmin <= tmax) and
+ * every live lane has its one-ray set-up from the packet's lanes
+ * (qray_lanes: fast, which adds m |rd| >= 2^-100 and no NaN origin, the
+ * short form's conditions): t0 = near * rd + nonr, t1 = far * rd + nofr
+ * with the lane's margins (qray_slabs_short), so each lane passes every
+ * child box_test's lane passes, with an entry at most its entry (a
+ * superset: conservative, as the one-ray walk's node test), in one fused
+ * operation a plane where box_test's form takes two (callgrind, AVX2,
+ * diffuse at 1.2M triangles: 1824 -> 1790 instructions a ray).  An empty
+ * child's inverted box fails there (qray_nodeN).  A pushed child's entry
+ * is then the least over the lanes in play that pass it: never above the
+ * entry of a lane it carries, so the lanes in play where it is popped are
+ * still all that may hit. */
 /* The most lanes in play for which a node goes by lanes; 0: never.  AVX2
  * (8 lanes) only, where it was measured faster at every count (Sapphire
  * Rapids, 3 alternated runs, diffuse against rtcIntersect1: bunny 1.09 ->
@@ -588,17 +591,17 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
 #define LANE_NODES_MAX (V_W == 8 ? 8 : 0)
 #endif
 typedef struct lane_box {
-    float on[3][V_W], of[3][V_W], rd[3][V_W], tmin[V_W];
+    float rd[3][V_W], tmin[V_W];
     int nearoff[V_W][3], faroff[V_W][3]; /* each lane's plane_near_off, plane_far_off in a node */
 } lane_box;
 
-RP_INLINE void lane_box_setup(const vray *r, const vbox_ray *br, lane_box *lb) {
+/* The packet's rays r: each lane's 1 / d, tmin and plane offsets (its
+ * margins, nonr and nofr, lane_nodes reads from the packet's qray_lanes). */
+RP_INLINE void lane_box_setup(const vray *r, lane_box *lb) {
     const vf rd[3] = {r->rdx, r->rdy, r->rdz};
     const vm neg[3] = {r->negx, r->negy, r->negz};
     unsigned nb[3];
     for (int a = 0; a < 3; a++) {
-        vf_storeu(lb->on[a], br->on[a]);
-        vf_storeu(lb->of[a], br->of[a]);
         vf_storeu(lb->rd[a], rd[a]);
         nb[a] = m_bits(neg[a]);
     }
@@ -614,8 +617,8 @@ RP_INLINE void lane_box_setup(const vray *r, const vbox_ray *br, lane_box *lb) {
 /* The children of nd that some lane of play passes (bit k): lanes[k] the
  * lanes that pass child k, emin[k] the smallest entry among them (+inf
  * where none does); bt: each lane's best t. */
-RP_INLINE unsigned lane_nodes(const lane_box *lb, const rp_bvh_node *nd, unsigned play,
-                              const float *bt, uint32_t lanes[RP_BVH_WIDTH],
+RP_INLINE unsigned lane_nodes(const lane_box *lb, const qray_lanes *L, const rp_bvh_node *nd,
+                              unsigned play, const float *bt, uint32_t lanes[RP_BVH_WIDTH],
                               float emin[RP_BVH_WIDTH]) {
     unsigned hit = 0;
     for (int kk = 0; kk < RP_BVH_WIDTH; kk += RP_N_LANES) {
@@ -625,10 +628,10 @@ RP_INLINE unsigned lane_nodes(const lane_box *lb, const rp_bvh_node *nd, unsigne
         for (unsigned p = play; p; p &= p - 1u) {
             int l = __builtin_ctz(p);
             vn t0[3], t1[3], tn;
-            for (int a = 0; a < 3; a++) {
+            for (int a = 0; a < 3; a++) { /* (qray_slabs_short) */
                 vn rd = n_set1(lb->rd[a][l]);
-                t0[a] = node_plane(base + lb->nearoff[l][a], n_set1(lb->on[a][l]), rd);
-                t1[a] = node_plane(base + lb->faroff[l][a], n_set1(lb->of[a][l]), rd);
+                t0[a] = n_fmadd(n_load(base + lb->nearoff[l][a]), rd, n_set1(L->nonr[a][l]));
+                t1[a] = n_fmadd(n_load(base + lb->faroff[l][a]), rd, n_set1(L->nofr[a][l]));
             }
             vn fail;
             vn pass = node_short(t0, t1, n_set1(lb->tmin[l]), n_set1(bt[l]), &tn, &fail);
@@ -766,14 +769,14 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
     vm upd = m_lanes(0), todo = live;
     vf bu = vf_set1(0.0f), bv = bu, bw = bu; /* U, V, W of the kept hits */
     lone_walks lw;
-    qray_lanes lanes;
+    qray_lanes ql;
     lw.qs = qs;
-    lw.lanes = &lanes;
+    lw.lanes = &ql;
     lw.ready = lw.viaslot = lw.upd = 0;
     if (lone) /* (at once, from registers: a pointer to r for lone_walk would
                * keep r in memory for every copy of the walk, primary rays'
                * too: 297 -> 303 instructions a ray) */
-        qray_lanes_setup(r, s->bound, &lanes);
+        qray_lanes_setup(r, s->bound, &ql);
     /* mixed signs, short form, rays that end: the segments' box as a
      * sieve, and the children it passes tested child by child, also where
      * lane_nodes would test them lane by lane (8 lanes: rp_trace's AO rays,
@@ -782,10 +785,11 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
     pseg seg;
     const int segs = lone && br->fast && seg_setup(r, br, live, &seg);
     /* mixed signs, short form, no segments' box: the nodes by lane_nodes */
-    const int perlane = LANE_NODES_MAX > 0 && lone && br->fast && !segs;
+    const int perlane = LANE_NODES_MAX > 0 && lone && br->fast && !segs &&
+                        (ql.fast & m_bits(live)) == m_bits(live);
     lane_box lb;
     if (perlane)
-        lane_box_setup(r, br, &lb);
+        lane_box_setup(r, &lb);
     /* one octant, short form: a node's children by the packet's frustum
      * (fr: alone; sift: before the lanes' tests) */
     const int fr = frustum == WALK_FRUSTUM; /* (scene_packet: !lone, br->fast, br->oct >= 0, br->uni) */
@@ -838,7 +842,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         } else if (bylane) {
             float bt[V_W];
             vf_storeu(bt, best);
-            hit = lane_nodes(&lb, nd, play, bt, lanes, emin);
+            hit = lane_nodes(&lb, &ql, nd, play, bt, lanes, emin);
         } else {
             /* the node's children that are not empty (n_children), tested
              * up to the last one (the build fills a node's slots in order;
@@ -1465,14 +1469,16 @@ static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float boun
         vbox_ray br;
         float b[V_W];
         vm live = check_packet_setup(rays, i0, w, bound, best + (i0 - i), &r, &br, b);
-        int fast = m_any(live) && br.fast;
+        qray_lanes L;
+        qray_lanes_setup(&r, bound, &L);
+        int fast = m_any(live) && br.fast && (L.fast & m_bits(live)) == m_bits(live);
         uint32_t lanes[RP_BVH_WIDTH] = {0};
         float em[RP_BVH_WIDTH];
         unsigned h = 0;
         if (fast) {
             lane_box lb;
-            lane_box_setup(&r, &br, &lb);
-            h = lane_nodes(&lb, nd, m_bits(live), b, lanes, em);
+            lane_box_setup(&r, &lb);
+            h = lane_nodes(&lb, &L, nd, m_bits(live), b, lanes, em);
         }
         for (size_t l = 0; l < w; l++)
             for (int k = 0; k < RP_BVH_WIDTH; k++) {
