@@ -3,10 +3,13 @@
  * tests each DSP function rather than only the decoder's output: the steps
  * of the scene traversals that every SIMD variant has (the one-ray node
  * test, the one-ray leaf-block filter, the packet box test, the packet
- * node step by lanes), reached through the variant's table (rp_kernels:
- * scene_node_ray, scene_block_ray, scene_box_packet, scene_lane_nodes),
- * against the scalar reference they stand for in
- * src/scalar/ref.h, on random and special inputs:
+ * node step by lanes, the packet's frustum and segments' box, the one-ray
+ * set-ups made a packet at a time), reached through the variant's table
+ * (rp_kernels: scene_node_ray, scene_block_ray, scene_box_packet,
+ * scene_lane_nodes, scene_frustum_packet, scene_seg_packet,
+ * scene_ray_setup), against the scalar reference they stand for in
+ * src/scalar/ref.h (the set-ups: against the one-ray set-up), on random
+ * and special inputs:
  *   internal_node_ray    every child that rp_ref_slab_wt_steps passes
  *                        (line & range) passes, with an entry at most its
  *                        rn (the plain rays' short form has a margin:
