@@ -155,8 +155,20 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
         q->of[a] = n_set1(of);
         q->rd[a] = n_set1(rd[a]);
         float sx = rp_xorsign(xm, rd[a]);
-        q->nonr[a] = n_set1(-((on + sx) * rd[a])); /* (negation: exact) */
-        q->nofr[a] = n_set1(-((of - sx) * rd[a]));
+        /* -((on + sx) * rd), -((of - sx) * rd) (negation: exact), in the
+         * vector layer as qray_lanes_setup makes them: clang, which
+         * assumes round-to-nearest, rewrote the scalar negated product
+         * into a product with a negated factor, whose rounding differs
+         * under directed rounding (rp_check --fpenv=upward's
+         * internal_ray_setup in the ASan build); either value meets the
+         * margin's argument (qray_slabs_short), but the two set-ups must
+         * agree bit for bit */
+        float nr[4], fr[4];
+        vq nz = q_set1(-0.0f), vrd = q_set1(rd[a]), vsx = q_set1(sx);
+        q_store(nr, q_xor(q_mul(q_add(q_set1(on), vsx), vrd), nz));
+        q_store(fr, q_xor(q_mul(q_sub(q_set1(of), vsx), vrd), nz));
+        q->nonr[a] = n_set1(nr[0]);
+        q->nofr[a] = n_set1(fr[0]);
         oct |= (unsigned)neg << a;
     }
     q->off = qray_offs[oct];
