@@ -228,12 +228,9 @@ typedef struct qray_lanes {
 RP_INLINE void qray_lanes_setup(const vray *v, float bound, qray_lanes *L) {
     const vf o[3] = {v->ox, v->oy, v->oz}, rd[3] = {v->rdx, v->rdy, v->rdz};
     vf ao[3];
-    vm fast = vf_eq(o[0], o[0]); /* no NaN in o */
-    for (int a = 0; a < 3; a++) {
+    vm fast = m_and(m_and(vf_eq(o[0], o[0]), vf_eq(o[1], o[1])), vf_eq(o[2], o[2])); /* no NaN in o */
+    for (int a = 0; a < 3; a++)
         ao[a] = vf_xorsign(o[a], o[a]); /* |o| */
-        if (a)
-            fast = m_and(fast, vf_eq(o[a], o[a]));
-    }
     vf om = vf_max(ao[2], vf_max(ao[0], ao[1])); /* rp_ref_wt_pad's order */
     vf pad = vf_mul(vf_add(om, vf_set1(bound)), vf_set1(0x1p-19f));
     /* qray_setup's m, plain and margin, its order (which no NaN changes) */
@@ -271,6 +268,15 @@ RP_INLINE void qray_lanes_setup(const vray *v, float bound, qray_lanes *L) {
     L->fast = m_bits(fast);
     L->z2 = m_bits(v->wz2);
     L->z1 = m_bits(v->wz1);
+}
+
+/* The lanes of rays i .. i+w-1 (w <= V_W) into *L, from the arrays. */
+RP_INLINE void qray_lanes_load(const rp_rays *rays, size_t i, size_t w, float bound,
+                               qray_lanes *L) {
+    vray v;
+    ld_rays(rays, i, w, NEED_D | NEED_RD, &v);
+    wt_setup_v(&v);
+    qray_lanes_setup(&v, bound, L);
 }
 
 /* Ray i + l's state (lane l of L, made from rays i ..): as qray_setup. */

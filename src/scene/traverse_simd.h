@@ -1051,11 +1051,8 @@ RP_INLINE void scene_rays(const rp_scene *s, rp_rays *rays, const uint8_t *activ
                           int closest, size_t i, size_t m, qentry *rstack) {
     for (size_t i0 = i; i0 < i + m; i0 += V_W) { /* the set-ups V_W at a time */
         size_t w = min_w(i + m - i0);
-        vray v;
-        ld_rays(rays, i0, w, NEED_D | NEED_RD, &v);
-        wt_setup_v(&v);
         qray_lanes L;
-        qray_lanes_setup(&v, s->bound, &L);
+        qray_lanes_load(rays, i0, w, s->bound, &L);
         for (size_t l = i0; l < i0 + w; l++) {
             if ((active && !active[l]) || !(rays->rdx[l] == rays->rdx[l]))
                 continue;
@@ -1385,11 +1382,8 @@ static size_t scene_ray_setup(const rp_rays *rays, size_t m, float bound, unsign
     *fast = 0;
     for (size_t i0 = 0; i0 < m; i0 += V_W) {
         size_t w = min_w(m - i0);
-        vray v;
-        ld_rays(rays, i0, w, NEED_D | NEED_RD, &v);
-        wt_setup_v(&v);
         qray_lanes L;
-        qray_lanes_setup(&v, bound, &L);
+        qray_lanes_load(rays, i0, w, bound, &L);
         for (size_t l = 0; l < w; l++) {
             qray a, b;
             qray_lane(&L, rays, i0, (int)l, bound, flags, &a);
