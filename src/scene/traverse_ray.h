@@ -55,6 +55,7 @@ static inline vn n_gt(vn a, vn b) { return q_gt(a, b); }
 static inline vn n_eq(vn a, vn b) { return q_eq(a, b); }
 static inline vn n_and(vn a, vn b) { return q_and(a, b); }
 static inline vn n_or(vn a, vn b) { return q_or(a, b); }
+static inline vn n_sel(vn m, vn a, vn b) { return q_sel(m, a, b); } /* m ? a : b */
 static inline unsigned n_bits(vn m) { return q_bits(m); }
 #if defined(RP_Q_FMADD) /* the q layer's fused a * b + c (NEON) */
 #define RP_N_FMADD 1
@@ -339,8 +340,7 @@ RP_INLINE vn node_plane(const float *p, vn o, vn rd) { return n_mul(n_sub(n_load
 
 /* The short form of the node test (box_fast's, traverse_simd.h: no NaN,
  * no infinity, no +-FLT_MAX in any slab value, tmin <= best): the
- * children passed (a mask), *tn their entries, *fail the children not
- * passed (the complement: no NaN).  The entries are the reference's
+ * children passed (a mask), *tn their entries.  The entries are the reference's
  * running max, in the order y, x, then z.  The pass test, max(tn, tmin)
  * <= min(tf, best), takes its operands in another grouping, max(max(y,
  * x), max(z, tmin)): with no NaN the same values up to a zero's sign,
@@ -349,11 +349,10 @@ RP_INLINE vn node_plane(const float *p, vn o, vn rd) { return n_mul(n_sub(n_load
  * node.  The one-ray walk waits on that path at every node (its node's
  * rows come from the child the last mask chose): one-ray rows 0-4% faster
  * on Sapphire Rapids, 2-4% on the 1.2M-triangle mesh (docs/PERFORMANCE-LOG.md). */
-RP_INLINE vn node_short(const vn t0[3], const vn t1[3], vn tmin, vn best, vn *tn, vn *fail) {
+RP_INLINE vn node_short(const vn t0[3], const vn t1[3], vn tmin, vn best, vn *tn) {
     vn n = n_max(t0[1], t0[0]), f = n_min(t1[1], t1[0]);
     vn lhs = n_max(n, n_max(t0[2], tmin)), rhs = n_min(n_min(t1[2], best), f);
     *tn = n_max(t0[2], n);
-    *fail = n_gt(lhs, rhs);
     return n_le(lhs, rhs);
 }
 
@@ -427,8 +426,8 @@ RP_INLINE unsigned qray_nodeN(const qray *q, const float *base, const uint32_t *
          * tmin) <= min(-inf, best) is false.  (test_scene's trees have
          * empty slots wherever a node has fewer children than lanes.) */
         (void)child;
-        vn tn, fail;
-        vn pass = node_short(t0, t1, n_set1(q->r.tmin), n_set1(best), &tn, &fail);
+        vn tn;
+        vn pass = node_short(t0, t1, n_set1(q->r.tmin), n_set1(best), &tn);
         n_store(ent, tn);
         return n_bits(pass);
     }

@@ -228,6 +228,7 @@ static inline vn n_gt(vn a, vn b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_GT
 static inline vn n_eq(vn a, vn b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_EQ_OQ); }
 static inline vn n_and(vn a, vn b) { return simde_mm256_and_ps(a, b); }
 static inline vn n_or(vn a, vn b) { return simde_mm256_or_ps(a, b); }
+static inline vn n_sel(vn m, vn a, vn b) { return simde_mm256_blendv_ps(b, a, m); } /* m ? a : b */
 static inline unsigned n_bits(vn m) { return (unsigned)simde_mm256_movemask_ps(m); }
 #endif
 
