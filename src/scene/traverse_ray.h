@@ -340,8 +340,8 @@ RP_INLINE vn node_plane(const float *p, vn o, vn rd) { return n_mul(n_sub(n_load
 
 /* The short form of the node test (box_fast's, traverse_simd.h: no NaN,
  * no infinity, no +-FLT_MAX in any slab value, tmin <= best): the
- * children passed (a mask), *tn their entries.  The entries are the reference's
- * running max, in the order y, x, then z.  The pass test, max(tn, tmin)
+ * children passed (a mask), *tn their entries.  The entries are the
+ * reference's running max, in the order y, x, then z.  The pass test, max(tn, tmin)
  * <= min(tf, best), takes its operands in another grouping, max(max(y,
  * x), max(z, tmin)): with no NaN the same values up to a zero's sign,
  * which no comparison sees, so the same decision, and one max and one min
