@@ -341,12 +341,12 @@ RP_INLINE vn node_plane(const float *p, vn o, vn rd) { return n_mul(n_sub(n_load
 /* The short form of the node test (box_fast's, traverse_simd.h: no NaN,
  * no infinity, no +-FLT_MAX in any slab value, tmin <= best): the
  * children passed (a mask), *tn their entries.  The entries are the
- * reference's running max, in the order y, x, then z.  The pass test, max(tn, tmin)
- * <= min(tf, best), takes its operands in another grouping, max(max(y,
- * x), max(z, tmin)): with no NaN the same values up to a zero's sign,
- * which no comparison sees, so the same decision, and one max and one min
- * fewer on the path from the node's loads to the mask that picks the next
- * node.  The one-ray walk waits on that path at every node (its node's
+ * reference's running max, in the order y, x, then z.  The pass test,
+ * max(tn, tmin) <= min(tf, best), takes its operands in another grouping,
+ * max(max(y, x), max(z, tmin)): with no NaN the same values up to a
+ * zero's sign, which no comparison sees, so the same decision, and one max
+ * and one min fewer on the path from the node's loads to the mask that
+ * picks the next node.  The one-ray walk waits on that path at every node (its node's
  * rows come from the child the last mask chose): one-ray rows 0-4% faster
  * on Sapphire Rapids, 2-4% on the 1.2M-triangle mesh (docs/PERFORMANCE-LOG.md). */
 RP_INLINE vn node_short(const vn t0[3], const vn t1[3], vn tmin, vn best, vn *tn) {

@@ -575,11 +575,10 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
  * superset: conservative, as the one-ray walk's node test), in one fused
  * operation a plane where box_test's form takes two (callgrind, AVX2,
  * diffuse packets: bunny 1304 -> 1232 instructions a ray, 1.2M triangles
- * 1824 -> 1737).  An empty
- * child's inverted box fails there (qray_nodeN).  A pushed child's entry
- * is then the least over the lanes in play that pass it: never above the
- * entry of a lane it carries, so the lanes in play where it is popped are
- * still all that may hit. */
+ * 1824 -> 1737).  An empty child's inverted box fails there (qray_nodeN).
+ * A pushed child's entry is then the least over the lanes in play that
+ * pass it: never above the entry of a lane it carries, so the lanes in
+ * play where it is popped are still all that may hit. */
 /* The most lanes in play for which a node goes by lanes; 0: never.  AVX2
  * (8 lanes) only, where it was measured faster at every count (Sapphire
  * Rapids, 3 alternated runs, diffuse against rtcIntersect1: bunny 1.09 ->

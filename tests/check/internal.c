@@ -504,7 +504,8 @@ static int check_sieve(const rp_kernels *kt, const ncase *c, size_t n, int seg, 
 /* lane_nodes: 1 if the variant fails the reference (a child the
  * reference passes for a ray not passed for it, a packet entry above that
  * ray's, an empty child passed); *out: the rays left out (their packet not
- * plain); *rej, *extra as check_node's. */
+ * plain, or a ray's one-ray set-up not from the lanes); *rej, *extra as
+ * check_node's. */
 static int check_lanes(const rp_kernels *kt, const ncase *c, size_t n, int pr,
                        unsigned long *out, unsigned long *rej, unsigned long *extra) {
     static uint8_t hit[40 * RP_BVH_WIDTH];
@@ -897,8 +898,8 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
             }
         }
         if (f == I_LANE_NODES) {
-            printf(" (%lu of %lu rays in packets left out: not plain; %lu of %lu children the "
-                   "reference rejects passed)",
+            printf(" (%lu of %lu rays in packets left out: not plain or not fast; %lu of %lu "
+                   "children the reference rejects passed)",
                    st.left, st.rays_n, st.extra, st.rej);
             if (iterations >= 100 && 2 * st.extra > st.rej) { /* a test that rejects nothing */
                 printf(" FAILED: most passed");
