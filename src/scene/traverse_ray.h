@@ -104,6 +104,8 @@ typedef struct qray {
     const int *off;
     unsigned loose;          /* (of those) axes with rd 0, NaN or +-FLT_MAX: they bound nothing */
     unsigned rloose;         /* loose, and kx or ky with an infinite rd: out of the range */
+    /* the watertight leaf test's (qray_block, qray_tplane; made only with
+     * RP_WATERTIGHT, as mo and md only without): */
     vq wo[3], wsx, wsy, wsz; /* o[kx], o[ky], o[kz]; the shear */
     float fd[3], frd2[2];    /* d in the frame; rd[kx], rd[ky] (qray_tplane) */
     vq mo[3], md[3];         /* o, d (world axes): the Moller-Trumbore test (only without
@@ -193,6 +195,8 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
     q->bd = bd;
     q->rloose = (lz & kzb) | (~bd & 7u & ~kzb);
     q->plain = (m < 0x1p127f) & ((bd & small & notiny & 7u) == 7u);
+    if (!(flags & RP_WATERTIGHT))
+        return;
     const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
     for (int k = 0; k < 3; k++) { /* the triangle tests: the ray's frame */
         int a = ax[k];
@@ -322,6 +326,8 @@ RP_INLINE void qray_lane(const qray_lanes *L, const rp_rays *rays, size_t i, int
     q->bd = 7;
     q->rloose = 0;
     q->plain = 1;
+    if (!(flags & RP_WATERTIGHT))
+        return;
     for (int k = 0; k < 3; k++) {
         q->wo[k] = q_set1(L->wo[k][l]);
         q->fd[k] = L->fd[k][l];

@@ -1373,16 +1373,18 @@ static vm check_packet_setup(const rp_rays *rays, size_t i0, size_t w, float bou
 }
 
 /* Whether a and b hold the same bits in every field of a qray that a walk
- * reads (mo, md only without RP_WATERTIGHT: qray_setup makes them only
- * then). */
+ * reads (mo, md only without RP_WATERTIGHT, the frame's wo, ws*, fd, frd2
+ * only with it: qray_setup makes each only then). */
 static int qray_same(const qray *a, const qray *b, unsigned flags) {
 #define RP_SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
     int same = RP_SAME(r) && RP_SAME(w) && RP_SAME(rd) && RP_SAME(on) && RP_SAME(of) &&
                RP_SAME(nonr) && RP_SAME(nofr) && RP_SAME(off) &&
-               RP_SAME(loose) && RP_SAME(rloose) && RP_SAME(wo) && RP_SAME(wsx) &&
-               RP_SAME(wsy) && RP_SAME(wsz) && RP_SAME(fd) && RP_SAME(frd2) && RP_SAME(pad) &&
-               RP_SAME(om) && RP_SAME(bd) && RP_SAME(plain);
-    if (!(flags & RP_WATERTIGHT))
+               RP_SAME(loose) && RP_SAME(rloose) && RP_SAME(pad) && RP_SAME(om) && RP_SAME(bd) &&
+               RP_SAME(plain);
+    if (flags & RP_WATERTIGHT)
+        same = same && RP_SAME(wo) && RP_SAME(wsx) && RP_SAME(wsy) && RP_SAME(wsz) &&
+               RP_SAME(fd) && RP_SAME(frd2);
+    else
         same = same && RP_SAME(mo) && RP_SAME(md);
 #undef RP_SAME
     return same;
