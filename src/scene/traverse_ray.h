@@ -502,6 +502,14 @@ RP_INLINE unsigned qray_node(const qray *q, const rp_bvh_node *nd, float best,
     return h;
 }
 
+/* The lanes of a block that hold one of a leaf's triangles, where n of them
+ * are left from the block on (n <= RP_LEAF_MAX): a load where the shift of
+ * a clamped count took six instructions a block. */
+static const unsigned char qray_lanes_left[RP_LEAF_MAX + 1] = {0, 1, 3, 7, 15, 15, 15, 15, 15};
+#if RP_LEAF_MAX != 8 || RP_TRI_BLOCK != 4
+#error "qray_lanes_left: a row per count up to RP_LEAF_MAX, four lanes a block"
+#endif
+
 /* The lanes of c (kept by qray_block) whose t is in [tmin, best], and
  * t[4] the t of block b's four triangles for ray q: rp_ref_wt_t_frame lane
  * by lane, the same operations in the same order (kz, the ray's, a
@@ -615,8 +623,9 @@ RP_INLINE unsigned qray_tplane(const qray *q, const rp_tri4 *b, unsigned c, floa
     }
 }
 
-/* The lanes of block b (of which the first n are the leaf's) that may hold
- * a hit in [tmin, best]: the edge functions' signs and the kz range. */
+/* The lanes of block b (of which the first n are the leaf's, n <=
+ * RP_LEAF_MAX counting the leaf's blocks after b) that may hold a hit in
+ * [tmin, best]: the edge functions' signs and the kz range. */
 RP_INLINE unsigned qray_block_k(const qray *q, const rp_tri4 *b, unsigned n, float best,
                                 const int kz) {
     /* kz (the ray's, q->w.kz) a constant here: the rows of the frame's
@@ -636,7 +645,7 @@ RP_INLINE unsigned qray_block_k(const qray *q, const rp_tri4 *b, unsigned n, flo
     vq zero = q_set1(0.0f);
     vq neg = q_or(q_or(q_lt(u, zero), q_lt(v, zero)), q_lt(w, zero));
     vq pos = q_or(q_or(q_gt(u, zero), q_gt(v, zero)), q_gt(w, zero));
-    unsigned c = ~q_bits(q_and(neg, pos)) & ((1u << (n < 4 ? n : 4)) - 1u);
+    unsigned c = ~q_bits(q_and(neg, pos)) & qray_lanes_left[n];
     if (!c)
         return 0;
     /* t is clamped to [lo, hi] of the kz values (rp_ref_wt_tplane) */
@@ -661,9 +670,10 @@ RP_INLINE unsigned qray_block(const qray *q, const rp_tri4 *b, unsigned n, float
     }
 }
 
-/* The lanes of block b (of which the first n are the leaf's) inside their
- * triangle by rp_ref_tri_eval's decision (det usable, the barycentric
- * signs and sum), the same operations in the same order, and whose t =
+/* The lanes of block b (of which the first n are the leaf's, n <=
+ * RP_LEAF_MAX as in qray_block_k) inside their triangle by
+ * rp_ref_tri_eval's decision (det usable, the barycentric signs and sum),
+ * the same operations in the same order, and whose t =
  * tt / det (rp_ref_tri_t, the same bits) lies in [tmin, best]: a lane
  * outside fails qray_leaf's test of t whatever the rest says, and best
  * only decreases within a leaf, so the filter drops no lane the reference
@@ -710,7 +720,7 @@ RP_INLINE unsigned qray_block_mt(const qray *q, const rp_tri4 *b, unsigned n, un
     a = q_mul(e2z, qz); tt = q_add(tt, a);
     vq t = q_div(tt, det);
     in = q_and(in, q_and(q_le(q_set1(q->r.tmin), t), q_le(t, q_set1(best))));
-    return q_bits(in) & ((1u << (n < 4 ? n : 4)) - 1u);
+    return q_bits(in) & qray_lanes_left[n];
 }
 
 typedef struct qbest {
@@ -731,8 +741,8 @@ typedef struct qbest {
 RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t count,
                         unsigned flags, int closest, qbest *bb) {
     int wt = (flags & RP_WATERTIGHT) != 0;
-    for (uint32_t j = 0; j < count; j += RP_TRI_BLOCK) {
-        const rp_tri4 *b = &s->blocks[first + j / RP_TRI_BLOCK];
+    const rp_tri4 *b = &s->blocks[first];
+    for (uint32_t j = 0; j < count; j += RP_TRI_BLOCK, b++) {
         float tw[4]; /* watertight: the lanes' t (qray_tplane) */
         unsigned c;
         if (wt) {
@@ -745,7 +755,7 @@ RP_INLINE int qray_leaf(const rp_scene *s, qray *q, uint32_t first, uint32_t cou
         while (c) {
             int l = __builtin_ctz(c);
             c &= c - 1u;
-            size_t slot = ((size_t)first + j / RP_TRI_BLOCK) * RP_TRI_BLOCK + (size_t)l;
+            size_t slot = (size_t)(b - s->blocks) * RP_TRI_BLOCK + (size_t)l;
             rp_triangle tri; /* watertight: copied out only once t is accepted */
             float t;
             if (wt) {
