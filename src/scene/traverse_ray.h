@@ -673,10 +673,10 @@ RP_INLINE unsigned qray_block(const qray *q, const rp_tri4 *b, unsigned n, float
 /* The lanes of block b (of which the first n are the leaf's, n <=
  * RP_LEAF_MAX as in qray_block_k) inside their triangle by
  * rp_ref_tri_eval's decision (det usable, the barycentric signs and sum),
- * the same operations in the same order, and whose t =
- * tt / det (rp_ref_tri_t, the same bits) lies in [tmin, best]: a lane
- * outside fails qray_leaf's test of t whatever the rest says, and best
- * only decreases within a leaf, so the filter drops no lane the reference
+ * the same operations in the same order, and whose t = tt / det
+ * (rp_ref_tri_t, the same bits) lies in [tmin, best]: a lane outside
+ * fails qray_leaf's test of t whatever the rest says, and best only
+ * decreases within a leaf, so the filter drops no lane the reference
  * keeps.  (Without it every lane inside its triangle, most of them at a t
  * outside the ray's range, went through the scalar reference: rp_trace's
  * ambient-occlusion rays one at a time, Moller-Trumbore, were 12% slower
