@@ -113,9 +113,9 @@ typedef struct qray {
     float pad;               /* rp_ref_wt_pad (rp_ref_mt_in_box) */
     float om;                /* max |o| in rp_ref_wt_pad's order (a triangle's pad) */
     unsigned bd;             /* world axes whose rd bounds (rp_ref_wt_bounding) */
-    int plain;               /* the ray is plain (vbox_ray's plain, traverse_simd.h) */
-    float tshort;            /* tmin if plain, else NaN: the node test's short form
-                              * holds where tshort <= best (qray_nodeN) */
+    float tshort;            /* tmin if the ray is plain (vbox_ray's plain,
+                              * traverse_simd.h), else NaN: the node test's
+                              * short form holds where tshort <= best (qray_nodeN) */
 } qray;
 
 /* Ray i's state.  flags: the query's (without RP_WATERTIGHT the
@@ -197,12 +197,12 @@ RP_INLINE void qray_setup(const rp_rays *rays, size_t i, float bound, unsigned f
     q->loose = lz;
     q->bd = bd;
     q->rloose = (lz & kzb) | (~bd & 7u & ~kzb);
-    q->plain = (m < 0x1p127f) & ((bd & small & notiny & 7u) == 7u);
+    int plain = (m < 0x1p127f) & ((bd & small & notiny & 7u) == 7u);
     /* (plain is the same for nearly every ray of a batch, so a branch on
      * it, if gcc makes one, is predicted; a branch-free form, a NaN's bits
      * or'ed into tmin's, made the one-ray shadow walk 1181.4 -> 1189.3
      * instructions a ray: bench/instr.sh, AVX2, bunny) */
-    q->tshort = q->plain ? r.tmin : NAN;
+    q->tshort = plain ? r.tmin : NAN;
     if (!(flags & RP_WATERTIGHT))
         return;
     const int ax[3] = {q->w.kx, q->w.ky, q->w.kz};
@@ -329,11 +329,11 @@ RP_INLINE void qray_lane(const qray_lanes *L, const rp_rays *rays, size_t i, int
         q->nofr[a] = n_set1(L->nofr[a][l]);
     }
     q->off = qray_offs[oct];
-    /* plain: every rd bounding, none loose (qray_setup's flags) */
+    /* a plain ray: every rd bounding, none loose (qray_setup's flags), and
+     * tshort its tmin */
     q->loose = 0;
     q->bd = 7;
     q->rloose = 0;
-    q->plain = 1;
     q->tshort = r.tmin;
     if (!(flags & RP_WATERTIGHT))
         return;
@@ -361,9 +361,10 @@ RP_INLINE vn node_plane(const float *p, vn o, vn rd) { return n_mul(n_sub(n_load
  * max(max(y, x), max(z, tmin)): with no NaN the same values up to a
  * zero's sign, which no comparison sees, so the same decision, and one max
  * and one min fewer on the path from the node's loads to the mask that
- * picks the next node.  The one-ray walk waits on that path at every node (its node's
- * rows come from the child the last mask chose): one-ray rows 0-4% faster
- * on Sapphire Rapids, 2-4% on the 1.2M-triangle mesh (docs/PERFORMANCE-LOG.md). */
+ * picks the next node.  The one-ray walk waits on that path at every node
+ * (its node's rows come from the child the last mask chose): one-ray rows
+ * 0-4% faster on Sapphire Rapids, 2-4% on the 1.2M-triangle mesh
+ * (docs/PERFORMANCE-LOG.md). */
 RP_INLINE vn node_short(const vn t0[3], const vn t1[3], vn tmin, vn best, vn *tn) {
     vn n = n_max(t0[1], t0[0]), f = n_min(t1[1], t1[0]);
     vn lhs = n_max(n, n_max(t0[2], tmin)), rhs = n_min(n_min(t1[2], best), f);

@@ -1380,7 +1380,7 @@ static int qray_same(const qray *a, const qray *b, unsigned flags) {
     int same = RP_SAME(r) && RP_SAME(w) && RP_SAME(rd) && RP_SAME(on) && RP_SAME(of) &&
                RP_SAME(nonr) && RP_SAME(nofr) && RP_SAME(off) &&
                RP_SAME(loose) && RP_SAME(rloose) && RP_SAME(pad) && RP_SAME(om) && RP_SAME(bd) &&
-               RP_SAME(plain) && RP_SAME(tshort);
+               RP_SAME(tshort);
     if (flags & RP_WATERTIGHT)
         same = same && RP_SAME(wo) && RP_SAME(wsx) && RP_SAME(wsy) && RP_SAME(wsz) &&
                RP_SAME(fd) && RP_SAME(frd2);
