@@ -278,7 +278,14 @@ typedef struct small {
     uint8_t tmp[SMALL_MAX];
     float rarea[SMALL_MAX];
     int32_t key[SMALL_MAX];
+    float nblk[SMALL_MAX + 1]; /* blocks(i), i <= SMALL_MAX: a load where the sweep
+                                * converted two counts a split (small_init) */
 } small;
+
+static void small_init(small *sm) {
+    for (size_t i = 0; i <= SMALL_MAX; i++)
+        sm->nblk[i] = blocks(i);
+}
 
 static rp_status small_node(builder *b, small *sm, uint32_t node, size_t base, int lb, int le,
                             bx box) {
@@ -305,8 +312,8 @@ static rp_status small_node(builder *b, small *sm, uint32_t node, size_t base, i
                         al = v4_min(al, v4_ld(sm->box[o[i - 1]].lo));
                         ah = v4_max(ah, v4_ld(sm->box[o[i - 1]].hi));
                     }
-                    float cost = v4_area3(v4_sub(ah, al)) * blocks((size_t)i) +
-                                 sm->rarea[i] * blocks((size_t)(n - i));
+                    float cost = v4_area3(v4_sub(ah, al)) * sm->nblk[i] +
+                                 sm->rarea[i] * sm->nblk[n - i];
                     if (cost < best) {
                         best = cost;
                         ba = a;
@@ -615,6 +622,7 @@ static void bounds(const builder *b, size_t begin, size_t end, bx *box, bx *cb) 
  * its links, so they reach no byte of the scene). */
 static rp_status build_loop(builder *b, const task *root, size_t defer, tlist *dl) {
     small sm;
+    small_init(&sm);
     tlist stk = {0};
     if (tl_push(&stk, root))
         return RP_ERR_NOMEM;
