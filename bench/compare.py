@@ -4,6 +4,7 @@
     bench/compare.py ab OUTDIR              # the alternated runs of bench/ab.sh
     bench/compare.py scenes FILE.json ...   # the scene rows as a markdown table
     bench/compare.py kernels FILE.json ...  # the kernel rows as the README's table
+    bench/compare.py pairs FILE.json ...    # the scene-pair rows: raypack over Embree
 
 ab: OUTDIR holds A1.json, B1.json, A2.json, ... (bench/ab.sh writes them:
 two builds run in turns on one pinned core).  For every row it prints each
@@ -35,10 +36,18 @@ rows are within 1.15x of their bound and which are 1.5x their autovec
 (1.0x for the 64-ray single-box call), then issue 13's small-call goals.
 The files: runs of `bench/run.sh` (or rp_bench with --benchmark_out)
 over the kernel rows, with repetitions.
+
+pairs: the scene-pair/<variant>/<peer>/<kind>/<mesh> rows (raypack and
+Embree traced in turns within one row, bench/scene_bench.cc): per row, each
+file's ratio (Embree's CPU time over raypack's: > 1 when raypack is
+faster; a file's median repetition when there are repetitions), the median
+over the files, and the range of the single iterations' ratios over every
+file.  Ratios at or above 1.0 are bold.
 """
 import collections
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -56,7 +65,7 @@ def values(path):
     for b in d.get("benchmarks", []):
         name = b.get("run_name", b["name"])
         v = None
-        for c in ("Mrays_per_s", "Mtris_per_s", "Mhits_per_s", "cyc_per_test", "ns_per_call"):
+        for c in ("ratio", "Mrays_per_s", "Mtris_per_s", "Mhits_per_s", "cyc_per_test", "ns_per_call"):
             if c in b:
                 v = b[c]
                 break
@@ -342,6 +351,34 @@ def cmd_kernels(paths):
           "the same ISA)")
 
 
+def cmd_pairs(paths):
+    rows = collections.OrderedDict()  # name -> [per-file ratio]
+    spread = {}  # name -> [min, max] over the iterations of every file
+    for path in paths:
+        for name, v in values(path).items():
+            if name.startswith("scene-pair/"):
+                rows.setdefault(name, []).append(v)
+        with open(path) as f:
+            bench = json.load(f).get("benchmarks", [])
+        for b in bench:
+            name = b.get("run_name", b["name"])
+            if name.startswith("scene-pair/") and b.get("run_type", "iteration") == "iteration" \
+                    and "ratio_min" in b:
+                lo, hi = spread.get(name, [math.inf, 0.0])
+                spread[name] = [min(lo, b["ratio_min"]), max(hi, b["ratio_max"])]
+    if not rows:
+        sys.exit("compare.py pairs: no scene-pair rows in " + " ".join(paths))
+    print(f"| row (raypack variant / Embree row / kind / mesh) | per file | median of {len(paths)} "
+          "| single iterations |")
+    print("|---|---|---:|---|")
+    for name, rs in rows.items():
+        m = statistics.median(rs)
+        cell = f"**{m:.2f}x**" if m >= 1.0 else f"{m:.2f}x"
+        sp = spread.get(name)
+        sps = f"{sp[0]:.2f}-{sp[1]:.2f}" if sp else ""
+        print(f"| `{name[len('scene-pair/'):]}` | {', '.join(f'{r:.3f}' for r in rs)} | {cell} | {sps} |")
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "ab":
         cmd_ab(sys.argv[2])
@@ -349,6 +386,8 @@ def main():
         cmd_scenes(sys.argv[2:])
     elif len(sys.argv) >= 3 and sys.argv[1] == "kernels":
         cmd_kernels(sys.argv[2:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "pairs":
+        cmd_pairs(sys.argv[2:])
     else:
         sys.exit(__doc__)
 

@@ -22,6 +22,18 @@
 //                                    HIGH's; non-robust, so not like for like)
 //   scene/embree-p16/<kind>/<mesh>   the robust scene traced with rtcIntersect16 /
 //                                    rtcOccluded16 (16 consecutive rays of a batch)
+//   scene-pair/<variant>/<peer>/<kind>/<mesh>
+//                                    raypack row <variant> (avx2, avx2-ray,
+//                                    avx2-mt, ...) and Embree row <peer>
+//                                    (embree, embree-high) in turns, one
+//                                    trace of each per iteration (the order
+//                                    alternating): counter ratio = the peer's
+//                                    CPU time over raypack's, so > 1 when
+//                                    raypack is faster.  Machines are noisy
+//                                    at the scale of seconds; rows timed one
+//                                    after another drift apart, a pair
+//                                    interleaved at a tenth of a second
+//                                    much less (bench/README.md)
 //
 // <variant>: every variant native to this CPU (rp_set_isa), scalar, and
 // "auto" (rp_set_isa(RP_ISA_AUTO)).  The scalar variant runs the reference
@@ -58,6 +70,7 @@
 // raypack (watertight) and Embree (robust): a few at edges are expected.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -848,6 +861,47 @@ void run_build(benchmark::State &state, const Row &row) {
     state.counters["triangles"] = (double)m->ntris();
 }
 
+#ifdef RPB_HAVE_EMBREE
+// The mesh's Embree scene (high: the HIGH build, not robust; else MEDIUM,
+// robust), built on first use and kept with the mesh's state.
+Embree *embree_of(SceneState &s, bool high, std::string *err) {
+    std::unique_ptr<Embree> &emb = high ? s.emb_high : s.emb;
+    if (!emb) {
+        std::unique_ptr<Embree> e = embree_device(*s.mesh);
+        if (!e) {
+            *err = "rtcNewDevice failed";
+            return nullptr;
+        }
+        e->scene = embree_scene(*e, *s.mesh, high ? RTC_BUILD_QUALITY_HIGH : RTC_BUILD_QUALITY_MEDIUM,
+                                !high, nullptr);
+        if (!e->scene) {
+            *err = "Embree scene build failed";
+            return nullptr;
+        }
+        emb = std::move(e);
+    }
+    return emb.get();
+}
+#endif
+
+// raypack's last results for row against the first raypack row's of the
+// same kind and test (its digest, kept in s): "" when they agree, or a
+// note for the row's label (and a line on stderr) when they differ.
+std::string check_digest(SceneState &s, const Row &row) {
+    uint64_t d = raypack_digest(s, row.kind);
+    int dk = row.kind + ((row.flags & RP_WATERTIGHT) ? 0 : KIND_COUNT);
+    if (s.digest_from[dk].empty()) {
+        s.digest[dk] = d;
+        s.digest_from[dk] = row.variant;
+        return "";
+    }
+    if (d == s.digest[dk])
+        return "";
+    std::fprintf(stderr, "rp_bench: scene %s %s: variant %s's results differ from %s's\n",
+                 row.mesh.c_str(), kKindName[row.kind], row.variant.c_str(), s.digest_from[dk].c_str());
+    return "; RESULTS DIFFER from " + s.digest_from[dk];
+}
+
 void run_trace(benchmark::State &state, const Row &row) {
     std::string err;
     SceneState *s = get_state(row.mesh, &err);
@@ -868,19 +922,8 @@ void run_trace(benchmark::State &state, const Row &row) {
         s->raypack_ran[row.kind] = true;
         state.counters["bytes_per_tri"] = s->bytes_per_tri;
         std::string check;
-        if (state.iterations() > 0) {
-            uint64_t d = raypack_digest(*s, row.kind);
-            int dk = row.kind + ((row.flags & RP_WATERTIGHT) ? 0 : KIND_COUNT);
-            if (s->digest_from[dk].empty()) {
-                s->digest[dk] = d;
-                s->digest_from[dk] = row.variant;
-            } else if (d != s->digest[dk]) {
-                check = "; RESULTS DIFFER from " + s->digest_from[dk];
-                std::fprintf(stderr, "rp_bench: scene %s %s: variant %s's results differ from %s's\n",
-                             row.mesh.c_str(), kKindName[row.kind], row.variant.c_str(),
-                             s->digest_from[dk].c_str());
-            }
-        }
+        if (state.iterations() > 0)
+            check = check_digest(*s, row);
         state.SetLabel(std::string(row.kind == SHADOW ? "rp_scene_occluded" : "rp_scene_closest") +
                        ((row.flags & RP_WATERTIGHT) ? " watertight" : " Moller-Trumbore") +
                        (row.hint == RP_COHERENT     ? " RP_COHERENT (packets)"
@@ -892,17 +935,9 @@ void run_trace(benchmark::State &state, const Row &row) {
 #ifdef RPB_HAVE_EMBREE
     else {
         bool high = row.impl == EMBREE_HIGH;
-        std::unique_ptr<Embree> &emb = high ? s->emb_high : s->emb;
-        if (!emb) {
-            std::unique_ptr<Embree> e = embree_device(*s->mesh);
-            if (!e)
-                return fail(state, "rtcNewDevice failed");
-            e->scene = embree_scene(*e, *s->mesh, high ? RTC_BUILD_QUALITY_HIGH : RTC_BUILD_QUALITY_MEDIUM,
-                                    !high, nullptr);
-            if (!e->scene)
-                return fail(state, "Embree scene build failed");
-            emb = std::move(e);
-        }
+        Embree *emb = embree_of(*s, high, &err);
+        if (!emb)
+            return fail(state, err);
         // (the HIGH scene's results are not kept: print_diff compares the robust one's)
         std::vector<uint32_t> high_out;
         std::vector<uint32_t> &out = high ? high_out : s->emb_prim[row.kind];
@@ -930,6 +965,78 @@ void run_trace(benchmark::State &state, const Row &row) {
         benchmark::Counter(iters * (double)nrays * 1e-6, benchmark::Counter::kIsRate);
     state.counters["rays"] = (double)nrays;
 }
+
+// scene-pair/<variant>/<peer>/<kind>/<mesh>: raypack's row (isa, hint and
+// flags of row) and Embree's (peer) in turns, one trace of each per
+// iteration, raypack first on even iterations and Embree first on odd ones,
+// each timed by this thread's CPU clock.  Counters: ratio (Embree's time
+// over raypack's, the sums over the iterations: > 1 when raypack is
+// faster), ratio_min and ratio_max (the same for each iteration alone, the
+// spread), rp_Mrays_per_s and peer_Mrays_per_s.  The iteration's own time
+// is both traces.
+#ifdef RPB_HAVE_EMBREE
+void run_pair(benchmark::State &state, const Row &row, Impl peer) {
+    std::string err;
+    SceneState *s = get_state(row.mesh, &err);
+    if (!s)
+        return fail(state, err);
+    Embree *emb = embree_of(*s, peer == EMBREE_HIGH, &err);
+    if (!emb)
+        return fail(state, err);
+    if (rp_status st = rp_set_isa(row.isa))
+        return fail(state, std::string("rp_set_isa: ") + rp_status_string(st));
+    size_t nrays = s->rays[row.kind].n;
+    std::vector<uint32_t> out(nrays, 0); // (Embree's results: not kept)
+    double t_rp = 0.0, t_peer = 0.0, rmin = INFINITY, rmax = 0.0;
+    int64_t it = 0;
+    rp_status st = RP_OK;
+    for (auto _ : state) {
+        double tr = 0.0, tp = 0.0;
+        for (int half = 0; half < 2; half++) {
+            double t0 = rpb_thread_cpu();
+            if ((half ^ (int)(it & 1)) == 0) {
+                st = raypack_trace(*s, row.kind, row.flags | row.hint);
+                tr = rpb_thread_cpu() - t0;
+            } else {
+                embree_trace(*s, emb->scene, row.kind, out.data());
+                tp = rpb_thread_cpu() - t0;
+            }
+            benchmark::ClobberMemory();
+        }
+        if (st) {
+            state.SkipWithError(rp_status_string(st));
+            break;
+        }
+        it++;
+        t_rp += tr;
+        t_peer += tp;
+        if (tr > 0.0) {
+            rmin = std::min(rmin, tp / tr);
+            rmax = std::max(rmax, tp / tr);
+        }
+    }
+    std::string check;
+    if (it > 0 && !st)
+        check = check_digest(*s, row);
+    rp_set_isa(RP_ISA_AUTO);
+    if (it == 0 || t_rp <= 0.0 || t_peer <= 0.0)
+        return;
+    double rays = (double)it * (double)nrays;
+    state.counters["ratio"] = t_peer / t_rp;
+    state.counters["ratio_min"] = rmin;
+    state.counters["ratio_max"] = rmax;
+    state.counters["rp_Mrays_per_s"] = rays * 1e-6 / t_rp;
+    state.counters["peer_Mrays_per_s"] = rays * 1e-6 / t_peer;
+    state.counters["rays"] = (double)nrays;
+    state.SetLabel(std::string(row.kind == SHADOW ? "rp_scene_occluded" : "rp_scene_closest") +
+                   ((row.flags & RP_WATERTIGHT) ? " watertight" : " Moller-Trumbore") +
+                   (row.hint == RP_INCOHERENT ? " RP_INCOHERENT" : "") + ", isa " +
+                   rp_isa_name(row.isa) + " against Embree " RTC_VERSION_STRING " rtc" +
+                   (row.kind == SHADOW ? "Occluded1" : "Intersect1") +
+                   (peer == EMBREE_HIGH ? ", not robust, HIGH" : ", robust, MEDIUM") +
+                   ", in turns" + check);
+}
+#endif
 
 // scene/auto/normals/<mesh>: rp_scene_normals on the primary rays' hits (a
 // renderer's next call after rp_scene_closest), batch by batch; the records
@@ -975,6 +1082,16 @@ void add(const Row &r) {
     if (r.threads > 1) // the rate per second of the wall clock, not of this thread's CPU
         b->UseRealTime();
 }
+
+#ifdef RPB_HAVE_EMBREE
+void add_pair(const Row &r, Impl peer) {
+    std::string name = "scene-pair/" + r.variant + "/" + (peer == EMBREE_HIGH ? "embree-high" : "embree") +
+                       "/" + kKindName[r.kind] + "/" + r.mesh;
+    benchmark::RegisterBenchmark(name.c_str(), [r, peer](benchmark::State &st) {
+        run_pair(st, r, peer);
+    })->Unit(benchmark::kMillisecond);
+}
+#endif
 
 bool file_exists(const std::string &p) {
     FILE *f = std::fopen(p.c_str(), "rb");
@@ -1071,6 +1188,19 @@ void rpb_scene_register(unsigned native) {
                 if (k != BUILD && v.first != RP_ISA_SCALAR && v.first != RP_ISA_AUTO)
                     add({RAYPACK, v.first, (Kind)k, m, v.second + "-mt", 0, 0});
         }
+#ifdef RPB_HAVE_EMBREE
+    // the pairs: packets and one ray at a time against rtcIntersect1 on the
+    // robust scene, Moller-Trumbore packets against the HIGH scene
+    for (const std::string &m : meshes)
+        for (int k = PRIMARY; k < KIND_COUNT; k++)
+            for (auto &v : variants) {
+                if (v.first == RP_ISA_SCALAR || v.first == RP_ISA_AUTO)
+                    continue;
+                add_pair({RAYPACK, v.first, (Kind)k, m, v.second, 0}, EMBREE);
+                add_pair({RAYPACK, v.first, (Kind)k, m, v.second + "-ray", RP_INCOHERENT}, EMBREE);
+                add_pair({RAYPACK, v.first, (Kind)k, m, v.second + "-mt", 0, 0}, EMBREE_HIGH);
+            }
+#endif
     for (const std::string &m : meshes)
         benchmark::RegisterBenchmark(("scene/auto/normals/" + m).c_str(), [m](benchmark::State &st) {
             run_normals(st, m);
