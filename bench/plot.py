@@ -50,8 +50,8 @@ def load(path):
                 "bytes": b.get("bytes_per_tri"),
             })
             continue
-        if len(parts) < 3:
-            continue
+        if parts[0] == "scene-pair" or len(parts) < 3:
+            continue  # (the paired rows: bench/compare.py pairs)
         # kernel/variant/shape[/flags]: the flags (tri/avx2/packet/watertight)
         # stay with the shape, so those rows form their own group
         kernel, variant, shape = parts[0], parts[1], "/".join(parts[2:])
