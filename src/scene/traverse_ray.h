@@ -632,6 +632,14 @@ RP_INLINE unsigned qray_block_k(const qray *q, const rp_tri4 *b, unsigned n, flo
     /* kz (the ray's, q->w.kz) a constant here: the rows of the frame's
      * axes are then constant offsets into the block (qray_block) */
     const int kx = kz == 2 ? 0 : kz + 1, ky = kx == 2 ? 0 : kx + 1;
+#if defined(__GNUC__)
+    /* b as the compiler cannot see it: the three copies load the same nine
+     * rows, which gcc hoisted above qray_block's switch, spilling five of
+     * them to reload them in the copy (five vector stores and loads a
+     * block); with the rows loaded here, the one-ray shadow walk ran 5-7%
+     * faster (docs/PERFORMANCE-LOG.md, the paired rows, 2026-11-30) */
+    __asm__("" : "+r"(b));
+#endif
     vq xy[6], z[3];
     for (int k = 0; k < 3; k++) { /* rp_ref_wt_vertex */
         vq qx = q_sub(q_load(b->v[3 * k + kx]), q->wo[0]);
