@@ -902,6 +902,16 @@ std::string check_digest(SceneState &s, const Row &row) {
     return "; RESULTS DIFFER from " + s.digest_from[dk];
 }
 
+// A raypack trace row's query, for its label: the call, the test and the
+// hint.
+std::string query_label(const Row &row) {
+    return std::string(row.kind == SHADOW ? "rp_scene_occluded" : "rp_scene_closest") +
+           ((row.flags & RP_WATERTIGHT) ? " watertight" : " Moller-Trumbore") +
+           (row.hint == RP_COHERENT     ? " RP_COHERENT (packets)"
+            : row.hint == RP_INCOHERENT ? " RP_INCOHERENT (one ray at a time)"
+                                        : "");
+}
+
 void run_trace(benchmark::State &state, const Row &row) {
     std::string err;
     SceneState *s = get_state(row.mesh, &err);
@@ -924,12 +934,8 @@ void run_trace(benchmark::State &state, const Row &row) {
         std::string check;
         if (state.iterations() > 0)
             check = check_digest(*s, row);
-        state.SetLabel(std::string(row.kind == SHADOW ? "rp_scene_occluded" : "rp_scene_closest") +
-                       ((row.flags & RP_WATERTIGHT) ? " watertight" : " Moller-Trumbore") +
-                       (row.hint == RP_COHERENT     ? " RP_COHERENT (packets)"
-                        : row.hint == RP_INCOHERENT ? " RP_INCOHERENT (one ray at a time)"
-                                                    : "") +
-                       ", 4096-ray batches, isa " + rp_isa_name(rp_active_isa()) + check);
+        state.SetLabel(query_label(row) + ", 4096-ray batches, isa " + rp_isa_name(rp_active_isa()) +
+                       check);
         rp_set_isa(RP_ISA_AUTO);
     }
 #ifdef RPB_HAVE_EMBREE
@@ -1028,10 +1034,8 @@ void run_pair(benchmark::State &state, const Row &row, Impl peer) {
     state.counters["rp_Mrays_per_s"] = rays * 1e-6 / t_rp;
     state.counters["peer_Mrays_per_s"] = rays * 1e-6 / t_peer;
     state.counters["rays"] = (double)nrays;
-    state.SetLabel(std::string(row.kind == SHADOW ? "rp_scene_occluded" : "rp_scene_closest") +
-                   ((row.flags & RP_WATERTIGHT) ? " watertight" : " Moller-Trumbore") +
-                   (row.hint == RP_INCOHERENT ? " RP_INCOHERENT" : "") + ", isa " +
-                   rp_isa_name(row.isa) + " against Embree " RTC_VERSION_STRING " rtc" +
+    state.SetLabel(query_label(row) + ", isa " + rp_isa_name(row.isa) +
+                   " against Embree " RTC_VERSION_STRING " rtc" +
                    (row.kind == SHADOW ? "Occluded1" : "Intersect1") +
                    (peer == EMBREE_HIGH ? ", not robust, HIGH" : ", robust, MEDIUM") +
                    ", in turns" + check);
