@@ -962,7 +962,8 @@ static rp_status build_binary(builder *b, size_t n, const bx *box, const bx *cb)
  * forest of dist(x, W), found again by the same sums (same bits, first
  * least k, fewest roots on a tie), each root a leaf where leaf(x) won,
  * else a wide node of its own.  Every wide node has at least two children
- * (but a root that is a binary leaf); the nodes are numbered breadth first.
+ * (but a root that is a binary leaf); the nodes are numbered depth first
+ * (collapse).
  * Float sums and compares in one fixed order: the same tree on every run,
  * CPU and thread count.  An area that is not finite (huge boxes: inf, or
  * inf * 0, NaN) gives costs that compare equal (inf) or never less (NaN):
@@ -1050,20 +1051,31 @@ static void dp_forest(const builder *b, const dpnode *dp, uint32_t x, int j, uin
     }
 }
 
-/* Collapse: the wide nodes and leaves that dp_costs chose, breadth first. */
+/* Collapse: the wide nodes and leaves that dp_costs chose.  A node's inner
+ * children are numbered together (consecutive indices), and then each
+ * child's subtree in turn, depth first (Embree's layout): the nodes below
+ * any node lie in one run of indices after it, and the leaves' blocks,
+ * packed in node order (pack_leaves), in one run of blocks, so the lower
+ * part of a ray's path from the root stays within a few pages.  Sets
+ * s->levels (the nodes on the longest path). */
 static rp_status collapse(const builder *b, rp_scene *s) {
     /* a wide node takes at least one binary inner node (the root of an
      * empty or one-leaf tree: a leaf) */
-    size_t cap = b->nbn / 2 + 1, nn = 1, qn = 0, qh = 0, qcap = cap;
+    size_t cap = b->nbn / 2 + 1, nn = 1, qn = 0, qcap = cap, tn = 0;
+    uint32_t levels = 1;
     dpnode *dp = dp_costs(b);
     rp_bvh_node *nodes = rp_big_alloc(cap * sizeof *nodes, 64);
     uint32_t *queue = rp_big_alloc(qcap * sizeof *queue, 64); /* binary node of wide node k */
-    if (!dp || !nodes || !queue)
+    uint32_t *level = rp_big_alloc(qcap * sizeof *level, 64); /* wide node k's level (root: 1) */
+    uint32_t *todo = rp_big_alloc(qcap * sizeof *todo, 64);   /* the nodes numbered, not made */
+    if (!dp || !nodes || !queue || !level || !todo)
         goto nomem;
-    queue[qn++] = 0;
-    while (qh < qn) {
-        size_t w = qh;
-        const bnode *root = &b->bn[queue[qh++]];
+    queue[qn] = 0;
+    level[qn] = 1;
+    todo[tn++] = (uint32_t)qn++;
+    while (tn) {
+        size_t w = todo[--tn], q0 = qn;
+        const bnode *root = &b->bn[queue[w]];
         uint32_t kids[RP_BVH_WIDTH];
         int nk = 0;
         if (root->leaf) {
@@ -1098,13 +1110,20 @@ static rp_status collapse(const builder *b, rp_scene *s) {
                 } else {
                     if (qn == qcap) {
                         uint32_t *q = realloc(queue, qcap * 2 * sizeof *q);
-                        if (!q)
+                        if (q)
+                            queue = q;
+                        uint32_t *l = q ? realloc(level, qcap * 2 * sizeof *l) : NULL;
+                        if (l)
+                            level = l;
+                        uint32_t *t = l ? realloc(todo, qcap * 2 * sizeof *t) : NULL;
+                        if (!t)
                             goto nomem;
-                        queue = q;
+                        todo = t;
                         qcap *= 2;
                     }
                     child = (uint32_t)qn;
-                    queue[qn++] = x;
+                    queue[qn] = x;
+                    level[qn++] = level[w] + 1;
                 }
             }
             nd->lo[0][k] = box.min.x;
@@ -1115,6 +1134,13 @@ static rp_status collapse(const builder *b, rp_scene *s) {
             nd->hi[2][k] = box.max.z;
             nd->child[k] = child;
             nd->count[k] = count;
+        }
+        /* the children numbered here made next, the first first: depth
+         * first (every node is numbered once, so todo holds at most qn) */
+        for (size_t c = qn; c-- > q0;) {
+            todo[tn++] = (uint32_t)c;
+            if (level[c] > levels)
+                levels = level[c];
         }
         nn = qn;
         if (qn > cap) { /* room for the nodes queued so far */
@@ -1132,12 +1158,17 @@ static rp_status collapse(const builder *b, rp_scene *s) {
     }
     free(dp);
     free(queue);
+    free(level);
+    free(todo);
     s->nodes = nodes;
     s->nnodes = nn;
+    s->levels = levels;
     return RP_OK;
 nomem:
     free(dp);
     free(queue);
+    free(level);
+    free(todo);
     free(nodes);
     return RP_ERR_NOMEM;
 }

@@ -157,27 +157,15 @@ rp_status rp_scene_build(rp_scene *s) {
     if (st)
         return st;
     /* scene index -> slot: every leaf's triangles (the padding lanes of its
-     * last block, copies of its last triangle, are not its own); and the
-     * levels: nodes are numbered breadth first (build.c), so a level is a
-     * run of indices that ends at the last child of the level before */
-    uint32_t levels = 1;
-    size_t level_last = 0, next_last = 0;
+     * last block, copies of its last triangle, are not its own) */
     for (size_t i = 0; i < s->nnodes; i++) {
         const rp_bvh_node *nd = &s->nodes[i];
-        for (int k = 0; k < RP_BVH_WIDTH; k++) {
-            if (!nd->count[k] && nd->child[k] != RP_NO_HIT && nd->child[k] > next_last)
-                next_last = nd->child[k];
+        for (int k = 0; k < RP_BVH_WIDTH; k++)
             for (uint32_t j = 0; j < nd->count[k]; j++) {
                 size_t p = (size_t)nd->child[k] * RP_TRI_BLOCK + j;
                 slot[rp_scene_index(s, p)] = (uint32_t)p;
             }
-        }
-        if (i == level_last && next_last > level_last) {
-            levels++;
-            level_last = next_last;
-        }
     }
-    s->levels = levels;
     s->slot_of = slot;
     s->built = 1;
     return RP_OK;
