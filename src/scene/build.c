@@ -1059,28 +1059,37 @@ static void dp_forest(const builder *b, const dpnode *dp, uint32_t x, int j, uin
  * part of a ray's path from the root stays within a few pages.  Sets
  * s->levels (the nodes on the longest path). */
 static rp_status collapse(const builder *b, rp_scene *s) {
-    /* a wide node takes at least one binary inner node (the root of an
-     * empty or one-leaf tree: a leaf) */
-    size_t cap = b->nbn / 2 + 1, nn = 1, qn = 0, qcap = cap, tn = 0;
+    /* The wide nodes: the root, and one for each binary inner node that
+     * some forest (dp_forest) keeps as an inner root; a binary node is in
+     * one forest at most, and the binary tree has (nbn - 1) / 2 inner
+     * nodes (every inner node has two children).  So cap = nbn / 2 + 1
+     * holds every wide node, and the arrays below never grow. */
+    size_t cap = b->nbn / 2 + 1, nn = 1, tn = 0;
     uint32_t levels = 1;
     dpnode *dp = dp_costs(b);
     rp_bvh_node *nodes = rp_big_alloc(cap * sizeof *nodes, 64);
-    uint32_t *queue = rp_big_alloc(qcap * sizeof *queue, 64); /* binary node of wide node k */
-    uint32_t *level = rp_big_alloc(qcap * sizeof *level, 64); /* wide node k's level (root: 1) */
-    uint32_t *todo = rp_big_alloc(qcap * sizeof *todo, 64);   /* the nodes numbered, not made */
-    if (!dp || !nodes || !queue || !level || !todo)
-        goto nomem;
-    queue[qn] = 0;
-    level[qn] = 1;
-    todo[tn++] = (uint32_t)qn++;
+    struct wide { /* wide node k: its binary node, its level (root: 1) */
+        uint32_t bn, level;
+    } *wide = rp_big_alloc(cap * sizeof *wide, 64);
+    uint32_t *todo = rp_big_alloc(cap * sizeof *todo, 64); /* the nodes numbered, not made */
+    if (!dp || !nodes || !wide || !todo) {
+        free(dp);
+        free(wide);
+        free(todo);
+        free(nodes);
+        return RP_ERR_NOMEM;
+    }
+    wide[0].bn = 0;
+    wide[0].level = 1;
+    todo[tn++] = 0;
     while (tn) {
-        size_t w = todo[--tn], q0 = qn;
-        const bnode *root = &b->bn[queue[w]];
+        size_t w = todo[--tn], n0 = nn;
+        const bnode *root = &b->bn[wide[w].bn];
         uint32_t kids[RP_BVH_WIDTH];
         int nk = 0;
         if (root->leaf) {
             if (root->right) /* an empty scene has an empty leaf */
-                kids[nk++] = queue[w];
+                kids[nk++] = wide[w].bn;
         } else {
             int k;
             (void)dp_dist(&dp[root->left], &dp[root->right], RP_BVH_WIDTH, &k);
@@ -1108,22 +1117,9 @@ static rp_status collapse(const builder *b, rp_scene *s) {
                     child = b->bn[x].left;
                     count = dp[kids[k]].count;
                 } else {
-                    if (qn == qcap) {
-                        uint32_t *q = realloc(queue, qcap * 2 * sizeof *q);
-                        if (q)
-                            queue = q;
-                        uint32_t *l = q ? realloc(level, qcap * 2 * sizeof *l) : NULL;
-                        if (l)
-                            level = l;
-                        uint32_t *t = l ? realloc(todo, qcap * 2 * sizeof *t) : NULL;
-                        if (!t)
-                            goto nomem;
-                        todo = t;
-                        qcap *= 2;
-                    }
-                    child = (uint32_t)qn;
-                    queue[qn] = x;
-                    level[qn++] = level[w] + 1;
+                    child = (uint32_t)nn; /* nn < cap: the bound above */
+                    wide[nn].bn = x;
+                    wide[nn++].level = wide[w].level + 1;
                 }
             }
             nd->lo[0][k] = box.min.x;
@@ -1136,41 +1132,20 @@ static rp_status collapse(const builder *b, rp_scene *s) {
             nd->count[k] = count;
         }
         /* the children numbered here made next, the first first: depth
-         * first (every node is numbered once, so todo holds at most qn) */
-        for (size_t c = qn; c-- > q0;) {
+         * first (every node is numbered once, so todo holds at most nn) */
+        for (size_t c = nn; c-- > n0;) {
             todo[tn++] = (uint32_t)c;
-            if (level[c] > levels)
-                levels = level[c];
-        }
-        nn = qn;
-        if (qn > cap) { /* room for the nodes queued so far */
-            size_t nc = cap;
-            while (nc < qn)
-                nc *= 2;
-            rp_bvh_node *p = NULL;
-            if (posix_memalign((void **)&p, 64, nc * sizeof *p) != 0)
-                goto nomem;
-            memcpy(p, nodes, cap * sizeof *p);
-            free(nodes);
-            nodes = p;
-            cap = nc;
+            if (wide[c].level > levels)
+                levels = wide[c].level;
         }
     }
     free(dp);
-    free(queue);
-    free(level);
+    free(wide);
     free(todo);
     s->nodes = nodes;
     s->nnodes = nn;
     s->levels = levels;
     return RP_OK;
-nomem:
-    free(dp);
-    free(queue);
-    free(level);
-    free(todo);
-    free(nodes);
-    return RP_ERR_NOMEM;
 }
 
 /* The leaves' triangles into blocks, leaf by leaf in node order; child[k]
