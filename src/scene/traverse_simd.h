@@ -922,6 +922,11 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                     continue;
                 }
                 size_t p0 = (size_t)nd->child[k] * RP_TRI_BLOCK;
+                /* Moller-Trumbore: a block's edges e1 = v1 - v0, e2 = v2 -
+                 * v0 made once for its four triangles (the reference's own
+                 * subtractions, so the same bits), as the brute-force
+                 * kernels prepare theirs (RP_I_EDGES) */
+                _Alignas(16) float ed[6][RP_TRI_BLOCK];
                 for (size_t p = p0; p < p0 + nd->count[k]; p++) {
                     const rp_tri4 *bk = &s->blocks[p / RP_TRI_BLOCK];
                     const float *sp0 = &bk->v[0][p % RP_TRI_BLOCK]; /* stride 4 */
@@ -930,9 +935,14 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                     veval e;
                     vm c;
                     if (!(flags & RP_WATERTIGHT)) { /* Moller-Trumbore */
-                        for (int q = 0; q < 9; q++)
+                        if (p % RP_TRI_BLOCK == 0) /* (four lanes a block: traverse_ray.h) */
+                            for (int q = 0; q < 6; q++)
+                                q_store(ed[q], q_sub(q_load(bk->v[3 + q]), q_load(bk->v[q % 3])));
+                        for (int q = 0; q < 3; q++)
                             pv.f[q] = vf_bcast(&sp0[RP_TRI_BLOCK * q]);
-                        c = m_and(tri_cand(r, &pv, flags, &e, NULL), todo);
+                        for (int q = 0; q < 6; q++)
+                            pv.f[3 + q] = vf_bcast(&ed[q][p % RP_TRI_BLOCK]);
+                        c = m_and(tri_cand(r, &pv, flags | RP_I_EDGES, &e, NULL), todo);
                         if (!m_any(c))
                             continue;
                         c = tri_late(K_TRI, flags, r, NULL, &pv, c, best, &e);
