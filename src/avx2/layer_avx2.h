@@ -121,13 +121,12 @@ static inline vf vf_pick(const float *p, vp k) {
     return simde_mm256_permutevar_ps(simde_mm256_set_m128(q, q), k);
 }
 /* vf_dup4: the 4 floats at p in both 128-bit halves (a broadcast load);
- * vf_perm, vi_perm: lane j of the result is lane idx[j] of a (vpermps,
- * vpermd).  The packets' leaves with few lanes in play take them
- * (RP_V_PERM: traverse_simd.h's few_block). */
+ * vf_perm: lane j of the result is lane idx[j] of a (vpermps).  The
+ * packets' Moller-Trumbore leaves with few lanes in play take them
+ * (RP_V_PERM: traverse_simd.h's mt_few). */
 #define RP_V_PERM
 static inline vf vf_dup4(const float *p) { return simde_mm256_broadcast_ps((const simde__m128 *)(const void *)p); }
 static inline vf vf_perm(vf a, vi idx) { return simde_mm256_permutevar8x32_ps(a, idx); }
-static inline vi vi_perm(vi a, vi idx) { return simde_mm256_permutevar8x32_epi32(a, idx); }
 /* vf_xyz, vf_pickr (RP_V_PICKR: wt_pick_sel's picks from registers):
  * broadcasts x, y, z as (x, y, z, z) in each 128-bit half by two immediate
  * blends, then vpermilps by each lane's index; one uop each, where the two

@@ -663,41 +663,32 @@ RP_INLINE unsigned lane_nodes(const lane_box *lb, const qray_lanes *L, const rp_
     return hit;
 }
 
-/* A leaf where few of a packet's lanes are in play (the lanes hb, at most
- * 2 * FEW_G): before a block's triangles go one by one across the
- * packet's lanes (the triangle broadcast), the lanes in play go FEW_G at a
- * time, one to each group of four lanes, with the block's four triangles
- * across each group (its rows as stored, vf_dup4), so one or two steps
- * cover the block where four did, and only the triangles where some pair
- * may hold a hit go through the steps as before:
- *   - Moller-Trumbore: a candidate of tri_cand with tmin <= t <= lim (t:
- *     tri_t; lim: each lane's best t as the leaf is entered, or tmax; no
- *     later best is larger), which scene_accept requires;
- *   - watertight: a candidate of wt_cand (not exact: no two float edge
- *     functions of strictly opposite signs), the vertices picked in each
- *     lane's frame by wt_pick_sel's selects, which the reference's inside
- *     decision and tri_late require.
- * Each lane makes those operations on its ray and triangle, so the values
- * the one-by-one steps would make.  A lane not in hb did not pass the
- * leaf's box (or its best is below the entry), so has no hit there that
- * the reference takes (inside its box: rp_ref_mt_in_box, or on the
- * triangle): the steps' todo lanes beyond hb lose nothing by a triangle
- * skipped.  Diffuse packets at 1.2M triangles: 51% of their packet leaf
- * visits have two lanes in play, 28% three, 13% four (AVX2, Moller-
- * Trumbore, a count, 2026-11-30); of the 217,395 blocks they take here,
- * the watertight filter passes 144,620 (the rays' own triangles, at t = 0:
- * it has no t), 1.45 triangles each, the Moller-Trumbore one 269. */
+/* A Moller-Trumbore leaf where few of a packet's lanes are in play (the
+ * lanes hb, at most 2 * FEW_G): before a block's triangles go one by one
+ * across the packet's lanes (tri_cand with the triangle broadcast), the
+ * lanes in play go FEW_G at a time, one to each group of four lanes, with
+ * the block's four triangles across each group (its rows as they are
+ * stored, vf_dup4), so one or two steps cover the block where four did.
+ * Each lane makes tri_cand's and tri_t's operations on its ray and
+ * triangle, so the values the one-by-one steps would make; a block none of
+ * whose pairs is a candidate with tmin <= t <= lim (each lane's best t as
+ * the leaf is entered, or tmax: no later best is larger) can give no lane
+ * in play a hit scene_accept takes, and is skipped.  Any other block goes
+ * through the steps as before.  A lane not in hb did not pass the leaf's
+ * box (or its best is below the entry), so has no hit there that
+ * rp_ref_mt_in_box passes: the steps' todo lanes beyond hb find nothing
+ * the skip loses.  Diffuse packets at 1.2M triangles: 51% of their packet
+ * leaf visits have two lanes in play, 28% three, 13% four (AVX2, a count,
+ * 2026-11-30). */
 #if defined(RP_V_PERM)
 #define FEW_G (V_W / RP_TRI_BLOCK)
-typedef struct pfew {
-    /* what tri_cand reads (ox .. dz) or wt_cand (wox, woy, woz, wsx, wsy) */
-    vray r[2];
-    vf tmin[2], lim[2]; /* Moller-Trumbore */
-    vm z1[2], z2[2];    /* watertight: kz = 1, kz = 2 (wt_setup_v's z1, z2) */
-    int n;              /* passes: 1 or 2 */
-} pfew;
+typedef struct mt_few {
+    vray r[2]; /* ox .. dz only: what tri_cand reads */
+    vf tmin[2], lim[2];
+    int n; /* passes: 1 or 2 */
+} mt_few;
 
-RP_INLINE void few_setup(const vray *r, unsigned flags, vf lim, unsigned hb, pfew *f) {
+RP_INLINE void mt_few_setup(const vray *r, vf lim, unsigned hb, mt_few *f) {
     int n = 0;
     for (; hb && n < 2; n++) {
         vi idx = vi_set1((uint32_t)__builtin_ctz(hb)); /* groups past the lanes: the first again */
@@ -707,73 +698,36 @@ RP_INLINE void few_setup(const vray *r, unsigned flags, vf lim, unsigned hb, pfe
             idx = vi_select(grp, vi_set1((uint32_t)__builtin_ctz(hb)), idx);
         }
         vray *q = &f->r[n];
-        if (flags & RP_WATERTIGHT) {
-            q->wox = vf_perm(r->wox, idx);
-            q->woy = vf_perm(r->woy, idx);
-            q->woz = vf_perm(r->woz, idx);
-            q->wsx = vf_perm(r->wsx, idx);
-            q->wsy = vf_perm(r->wsy, idx);
-            vi kz = vi_perm(r->wpz, idx); /* each lane's kz, 0 .. 2 */
-            f->z1[n] = vi_eq(kz, vi_set1(1));
-            f->z2[n] = vi_eq(kz, vi_set1(2));
-        } else {
-            q->ox = vf_perm(r->ox, idx);
-            q->oy = vf_perm(r->oy, idx);
-            q->oz = vf_perm(r->oz, idx);
-            q->dx = vf_perm(r->dx, idx);
-            q->dy = vf_perm(r->dy, idx);
-            q->dz = vf_perm(r->dz, idx);
-            f->tmin[n] = vf_perm(r->tmin, idx);
-            f->lim[n] = vf_perm(lim, idx);
-        }
+        q->ox = vf_perm(r->ox, idx);
+        q->oy = vf_perm(r->oy, idx);
+        q->oz = vf_perm(r->oz, idx);
+        q->dx = vf_perm(r->dx, idx);
+        q->dy = vf_perm(r->dy, idx);
+        q->dz = vf_perm(r->dz, idx);
+        f->tmin[n] = vf_perm(r->tmin, idx);
+        f->lim[n] = vf_perm(lim, idx);
     }
     f->n = n;
 }
 
-/* The triangles of block bk (bit j: its triangle j) where a lane of f may
- * have a hit (above); ed: the block's edges (Moller-Trumbore). */
-RP_INLINE unsigned few_block(const pfew *f, const rp_tri4 *bk, const float ed[6][RP_TRI_BLOCK],
-                             unsigned flags) {
+/* Whether block bk (edges ed) may hold a hit for a lane of f (above). */
+RP_INLINE int mt_few_block(const mt_few *f, const rp_tri4 *bk,
+                           const float ed[6][RP_TRI_BLOCK], unsigned flags) {
     vprim pv;
-    unsigned ok = 0;
-    if (flags & RP_WATERTIGHT) {
-        vf row[9];
-        for (int q = 0; q < 9; q++)
-            row[q] = vf_dup4(bk->v[q]);
-        for (int g = 0; g < f->n; g++) {
-            for (int k = 0; k < 3; k++) { /* wt_pick_sel's selects */
-                vf x = row[3 * k], y = row[3 * k + 1], z = row[3 * k + 2];
-#define RP_FEW_PICK(if0, if1, if2) vf_select(f->z2[g], if2, vf_select(f->z1[g], if1, if0))
-                pv.f[3 * k + 0] = RP_FEW_PICK(y, z, x);
-                pv.f[3 * k + 1] = RP_FEW_PICK(z, x, y);
-                pv.f[3 * k + 2] = RP_FEW_PICK(x, y, z);
-#undef RP_FEW_PICK
-            }
-            veval e;
-            ok |= m_bits(wt_cand(&f->r[g], &pv, &e, 0));
-        }
-    } else {
-        for (int q = 0; q < 3; q++)
-            pv.f[q] = vf_dup4(bk->v[q]);
-        for (int q = 0; q < 6; q++)
-            pv.f[3 + q] = vf_dup4(ed[q]);
-        for (int g = 0; g < f->n; g++) {
-            veval e;
-            vm c = tri_cand(&f->r[g], &pv, flags | RP_I_EDGES, &e, NULL);
-            if (!m_any(c))
-                continue;
-            vf t = tri_t(&e);
-            /* the whole block (few are: 269 of 217,395 in the count
-             * above, where the watertight filter passes 144,620) */
-            if (m_any(m_and(c, m_and(vf_ge(t, f->tmin[g]), vf_le(t, f->lim[g])))))
-                return (1u << RP_TRI_BLOCK) - 1u;
-        }
-        return 0;
+    for (int q = 0; q < 3; q++)
+        pv.f[q] = vf_dup4(bk->v[q]);
+    for (int q = 0; q < 6; q++)
+        pv.f[3 + q] = vf_dup4(ed[q]);
+    for (int g = 0; g < f->n; g++) {
+        veval e;
+        vm c = tri_cand(&f->r[g], &pv, flags | RP_I_EDGES, &e, NULL);
+        if (!m_any(c))
+            continue;
+        vf t = tri_t(&e);
+        if (m_any(m_and(c, m_and(vf_ge(t, f->tmin[g]), vf_le(t, f->lim[g])))))
+            return 1;
     }
-    unsigned tm = 0; /* lane 4 g + j: triangle j */
-    for (int g = 0; g < FEW_G; g++)
-        tm |= ok >> (RP_TRI_BLOCK * g);
-    return tm & ((1u << RP_TRI_BLOCK) - 1u);
+    return 0;
 }
 #endif
 
@@ -1037,12 +991,11 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                 }
                 size_t p0 = (size_t)nd->child[k] * RP_TRI_BLOCK;
 #if defined(RP_V_PERM)
-                pfew few; /* few lanes in play: the triangles that may hit first */
-                const int fewer = __builtin_popcount(hb) <= 2 * FEW_G;
-                unsigned tmask = (1u << RP_TRI_BLOCK) - 1u; /* a block's triangles to test */
-                few.n = 0;
+                mt_few few;
+                const int fewer = !(flags & RP_WATERTIGHT) &&
+                                  __builtin_popcount(hb) <= 2 * FEW_G;
                 if (fewer)
-                    few_setup(r, flags, closest ? best : r->tmax, hb, &few);
+                    mt_few_setup(r, closest ? best : r->tmax, hb, &few);
 #endif
                 /* Moller-Trumbore: a block's edges e1 = v1 - v0, e2 = v2 -
                  * v0 made once for its four triangles (the reference's own
@@ -1056,23 +1009,17 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                     vprim pv;
                     veval e;
                     vm c;
-                    if (p % RP_TRI_BLOCK == 0) {
-                        if (!(flags & RP_WATERTIGHT)) /* (four lanes a block: traverse_ray.h) */
+                    if (!(flags & RP_WATERTIGHT)) { /* Moller-Trumbore */
+                        if (p % RP_TRI_BLOCK == 0) { /* (four lanes a block: traverse_ray.h) */
                             for (int q = 0; q < 6; q++)
                                 q_store(ed[q], q_sub(q_load(bk->v[3 + q]), q_load(bk->v[q % 3])));
 #if defined(RP_V_PERM)
-                        if (fewer && !(tmask = few_block(&few, bk, ed, flags))) {
-                            p |= RP_TRI_BLOCK - 1; /* the next block */
-                            continue;
+                            if (fewer && !mt_few_block(&few, bk, ed, flags)) {
+                                p |= RP_TRI_BLOCK - 1; /* the next block */
+                                continue;
+                            }
+#endif
                         }
-#endif
-                    }
-#if defined(RP_V_PERM)
-                    /* (Moller-Trumbore: the whole block or none) */
-                    if ((flags & RP_WATERTIGHT) && !((tmask >> (p % RP_TRI_BLOCK)) & 1u))
-                        continue;
-#endif
-                    if (!(flags & RP_WATERTIGHT)) { /* Moller-Trumbore */
                         for (int q = 0; q < 3; q++)
                             pv.f[q] = vf_bcast(&sp0[RP_TRI_BLOCK * q]);
                         for (int q = 0; q < 6; q++)
