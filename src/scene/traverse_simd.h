@@ -11,7 +11,8 @@
  *   - one ray at a time (traverse_ray.h): lanes over a node's children and
  *     a leaf block's triangles, for incoherent rays.
  * A packet whose rays' direction signs differ (bounces) hands a node or a
- * leaf where one lane is left to the one-ray walk (lone_walk), and on AVX2
+ * leaf where one lane is left to the one-ray walk (lone_walk; not a
+ * Moller-Trumbore leaf where the layer groups lanes: mt_few), and on AVX2
  * tests its nodes lane by lane, a node's children in one register
  * (lane_nodes); the AVX-512 variant walks such packets as AVX2 does, in
  * packets of 8 in 256-bit registers, on cores that split 512-bit
@@ -981,7 +982,15 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                     PSTAT(ps->lanes += (unsigned)__builtin_popcount(hb));
                 }
                 int newbest = 0;
-                if (lone && !(hb & (hb - 1u))) { /* for one lane: its blocks */
+                /* for one lane: its blocks by the one-ray walk (but a
+                 * Moller-Trumbore leaf where the layer groups lanes: mt_few,
+                 * the lane in every group, a block a step) */
+#if defined(RP_V_PERM)
+                const int lone_leaf = lone && (flags & RP_WATERTIGHT);
+#else
+                const int lone_leaf = lone;
+#endif
+                if (lone_leaf && !(hb & (hb - 1u))) {
                     int l = __builtin_ctz(hb);
                     if (lone_walk(s, rays, i, l, (qentry){nd->child[k], nd->count[k], 0.0f},
                                   flags, closest, &best, &bgv,
