@@ -120,8 +120,10 @@ static inline vf vf_pick(const float *p, vp k) {
     simde__m128 q = simde_mm_loadu_ps(p);
     return simde_mm256_permutevar_ps(simde_mm256_set_m128(q, q), k);
 }
-/* vf_dup4: the 4 floats at p in both 128-bit halves (a broadcast load);
- * vf_perm: lane j of the result is lane idx[j] of a (vpermps).  The
+/* vf_dup4: the 4 floats at p (16-byte aligned: vbroadcastf128 from memory;
+ * the same through vf_pick's loadu and set_m128 cost 52 instructions a ray
+ * more on `-mt` diffuse packets at 1.2M, bench/instr.sh) in both 128-bit
+ * halves; vf_perm: lane j of the result is lane idx[j] of a (vpermps).  The
  * packets' Moller-Trumbore leaves with few lanes in play take them
  * (RP_V_PERM: traverse_simd.h's mt_few). */
 #define RP_V_PERM

@@ -135,18 +135,16 @@ static inline void vf_ld_aos(const float *p, int nf, size_t m, vf *out) {
     }
 }
 
-/* vf_pick: the 4 floats at p in every 128-bit lane (vbroadcastf32x4, a
- * load), then vpermps by each lane's index (0..3: the first 128 bits). */
 typedef vi vp;
 static inline vp vp_make(vi k) { return k; }
-static inline vf vf_pick(const float *p, vp k) {
-    return simde_mm512_permutexvar_ps(k, simde_mm512_broadcast_f32x4(simde_mm_loadu_ps(p)));
-}
 /* vf_dup4, vf_perm (RP_V_PERM): as the AVX2 layer's, on four 128-bit
  * lanes (vbroadcastf32x4, vpermps) */
 #define RP_V_PERM
 static inline vf vf_dup4(const float *p) { return simde_mm512_broadcast_f32x4(simde_mm_loadu_ps(p)); }
 static inline vf vf_perm(vf a, vi idx) { return simde_mm512_permutexvar_ps(idx, a); }
+/* vf_pick: vf_dup4, then vpermps by each lane's index (0..3: the first
+ * 128 bits). */
+static inline vf vf_pick(const float *p, vp k) { return simde_mm512_permutexvar_ps(k, vf_dup4(p)); }
 static inline vi vi_loadu(const uint32_t *p) { return simde_mm512_loadu_si512((const void *)p); }
 static inline void vi_storeu(uint32_t *p, vi a) { simde_mm512_storeu_si512((void *)p, a); }
 static inline vm vi_eq(vi a, vi b) { return simde_mm512_cmpeq_epi32_mask(a, b); }
