@@ -638,11 +638,10 @@ RP_INLINE unsigned lane_nodes(const lane_box *lb, const qray_lanes *L, const rp_
         for (unsigned p = play; p; p &= p - 1u) {
             int l = __builtin_ctz(p);
             vn t0[3], t1[3], tn;
-            for (int a = 0; a < 3; a++) { /* (qray_slabs_short) */
-                vn rd = n_set1(lb->rd[a][l]);
-                t0[a] = n_fmadd(n_load(base + lb->nearoff[l][a]), rd, n_set1(L->nonr[a][l]));
-                t1[a] = n_fmadd(n_load(base + lb->faroff[l][a]), rd, n_set1(L->nofr[a][l]));
-            }
+            for (int a = 0; a < 3; a++) /* (qray_slabs_short's, lane l's values) */
+                slab_short(base + lb->nearoff[l][a], base + lb->faroff[l][a],
+                           n_set1(lb->rd[a][l]), n_set1(L->nonr[a][l]), n_set1(L->nofr[a][l]),
+                           &t0[a], &t1[a]);
             vn pass = node_short(t0, t1, n_set1(lb->tmin[l]), n_set1(bt[l]), &tn);
             h |= n_bits(pass);
             /* lane l's bit in each child passed (the bits as a float's:
