@@ -415,14 +415,14 @@ static inline vn n_fmadd(vn a, vn b, vn c) { return n_add(n_mul(a, b), c); }
  * rp_check's internal_node_ray checks the superset and the entries at the
  * reference's boundaries (and counts the children passed beyond the
  * reference's); test_scene and rp_check's scene checks, the results. */
+/* slab_short: one axis of that form, pn and pf its near and far planes'
+ * rows; for a qray here, and for each lane in play in the packets'
+ * lane-by-lane node test (lane_nodes, traverse_simd.h). */
 RP_INLINE void slab_short(const float *pn, const float *pf, vn rd, vn nonr, vn nofr, vn *t0,
                           vn *t1) {
     *t0 = n_fmadd(n_load(pn), rd, nonr);
     *t1 = n_fmadd(n_load(pf), rd, nofr);
 }
-/* (slab_short above: one axis, pn and pf its near and far planes' rows; below for a
- * qray, and in the packets' lane-by-lane node test, lane_nodes in
- * traverse_simd.h, with each lane's values from the packet's set-up) */
 RP_INLINE void qray_slabs_short(const qray *q, const float *base, vn t0[3], vn t1[3]) {
     for (int a = 0; a < 3; a++)
         slab_short(base + q->off[a], base + q->off[3 + a], q->rd[a], q->nonr[a], q->nofr[a],
