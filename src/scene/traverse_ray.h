@@ -416,8 +416,8 @@ static inline vn n_fmadd(vn a, vn b, vn c) { return n_add(n_mul(a, b), c); }
  * reference's boundaries (and counts the children passed beyond the
  * reference's); test_scene and rp_check's scene checks, the results. */
 /* slab_short: one axis of that form, pn and pf its near and far planes'
- * rows; for a qray here, and for each lane in play in the packets'
- * lane-by-lane node test (lane_nodes, traverse_simd.h). */
+ * rows.  (The packets' lane-by-lane node test, lane_nodes in
+ * traverse_simd.h, makes the same values from both planes, ordered.) */
 RP_INLINE void slab_short(const float *pn, const float *pf, vn rd, vn nonr, vn nofr, vn *t0,
                           vn *t1) {
     *t0 = n_fmadd(n_load(pn), rd, nonr);

@@ -571,12 +571,12 @@ RP_OUTLINE int lone_walk(const rp_scene *s, rp_rays *rays, size_t i, int l, qent
  * every live lane has its one-ray set-up from the packet's lanes
  * (qray_lanes: fast, which adds m |rd| >= 2^-100 and no NaN origin, the
  * short form's conditions): t0 = near * rd + nonr, t1 = far * rd + nofr
- * with the lane's margins (qray_slabs_short), so each lane passes every
- * child box_test's lane passes, with an entry at most its entry (a
+ * with the lane's margins (qray_slabs_short's values), so each lane passes
+ * every child box_test's lane passes, with an entry at most its entry (a
  * superset: conservative, as the one-ray walk's node test), in one fused
  * operation a plane where box_test's form takes two (callgrind, AVX2,
  * diffuse packets: bunny 1304 -> 1232 instructions a ray, 1.2M triangles
- * 1824 -> 1737).  An empty child's inverted box fails there (qray_nodeN).
+ * 1824 -> 1737).  Empty children are masked out (lane_nodes).
  * A pushed child's entry is then the least over the lanes in play that
  * pass it: never above the entry of a lane it carries, so the lanes in
  * play where it is popped are still all that may hit. */
@@ -602,46 +602,62 @@ static const _Alignas(32) uint32_t lane_bit_rows[16][8] = {
 #endif
 typedef struct lane_box {
     float rd[3][V_W], tmin[V_W];
-    int nearoff[V_W][3], faroff[V_W][3]; /* each lane's plane_near_off, plane_far_off in a node */
+    float clo[3][V_W], chi[3][V_W]; /* each lane's margin for the lo and the hi plane */
 } lane_box;
 
-/* The packet's rays r: each lane's 1 / d, tmin and plane offsets (its
- * margins, nonr and nofr, lane_nodes reads from the packet's qray_lanes). */
-RP_INLINE void lane_box_setup(const vray *r, lane_box *lb) {
+/* The packet's rays r (their one-ray set-ups L): each lane's 1 / d, tmin,
+ * and its margins by plane: the near plane's (nonr) for lo where the
+ * lane's rd > 0 and for hi where rd < 0, the far plane's (nofr) for the
+ * other. */
+RP_INLINE void lane_box_setup(const vray *r, const qray_lanes *L, lane_box *lb) {
     const vf rd[3] = {r->rdx, r->rdy, r->rdz};
     const vm neg[3] = {r->negx, r->negy, r->negz};
-    unsigned nb[3];
     for (int a = 0; a < 3; a++) {
+        vf nonr = vf_loadu(L->nonr[a]), nofr = vf_loadu(L->nofr[a]);
         vf_storeu(lb->rd[a], rd[a]);
-        nb[a] = m_bits(neg[a]);
+        vf_storeu(lb->clo[a], vf_select(neg[a], nofr, nonr));
+        vf_storeu(lb->chi[a], vf_select(neg[a], nonr, nofr));
     }
     vf_storeu(lb->tmin, r->tmin);
-    for (int l = 0; l < V_W; l++)
-        for (int a = 0; a < 3; a++) {
-            int n = (int)((nb[a] >> l) & 1u);
-            lb->nearoff[l][a] = plane_near_off(a, n, RP_BVH_WIDTH);
-            lb->faroff[l][a] = plane_far_off(a, n, RP_BVH_WIDTH);
-        }
 }
 
 /* The children of nd that some lane of play passes (bit k): lanes[k] the
  * lanes that pass child k, emin[k] the smallest entry among them (+inf
- * where none does); bt: each lane's best t. */
-RP_INLINE unsigned lane_nodes(const lane_box *lb, const qray_lanes *L, const rp_bvh_node *nd,
-                              unsigned play, const float *bt, uint32_t lanes[RP_BVH_WIDTH],
+ * where none does); bt: each lane's best t.  The node's six rows are
+ * loaded once for every lane, and each lane's slab values made from both
+ * planes of an axis, lo and hi, then ordered: t0 = min, t1 = max.  These
+ * are qray_slabs_short's values (the near plane's, the far plane's): with
+ * rd > 0, lo <= hi and the margins nonr <= nofr (qray_lanes_setup: the
+ * near one from the origin moved forward, the far one back), the exact lo
+ * * rd + nonr is at most hi * rd + nofr, and rounding keeps that order
+ * (rd < 0 likewise, hi the near plane), so the minimum is the near
+ * plane's value (up to a zero's sign where the two are equal, which no
+ * comparison sees).  An empty child's inverted box would pass that way
+ * (its ordered values are -inf and +inf): the empty slots are masked out
+ * (n_children).  Where the planes were picked by each lane's offsets,
+ * the loop made six offset loads and six indexed plane loads a lane. */
+RP_INLINE unsigned lane_nodes(const lane_box *lb, const rp_bvh_node *nd, unsigned play,
+                              const float *bt, uint32_t lanes[RP_BVH_WIDTH],
                               float emin[RP_BVH_WIDTH]) {
     unsigned hit = 0;
     for (int kk = 0; kk < RP_BVH_WIDTH; kk += RP_N_LANES) {
-        const float *base = &nd->lo[0][kk];
+        vn lo[3], hi[3];
+        for (int a = 0; a < 3; a++) {
+            lo[a] = n_load(&nd->lo[a][kk]);
+            hi[a] = n_load(&nd->hi[a][kk]);
+        }
         vn acc = n_set1(0.0f), em = n_set1(INFINITY);
         unsigned h = 0;
         for (unsigned p = play; p; p &= p - 1u) {
             int l = __builtin_ctz(p);
             vn t0[3], t1[3], tn;
-            for (int a = 0; a < 3; a++) /* (qray_slabs_short's, lane l's values) */
-                slab_short(base + lb->nearoff[l][a], base + lb->faroff[l][a],
-                           n_set1(lb->rd[a][l]), n_set1(L->nonr[a][l]), n_set1(L->nofr[a][l]),
-                           &t0[a], &t1[a]);
+            for (int a = 0; a < 3; a++) {
+                vn rd = n_set1(lb->rd[a][l]);
+                vn tl = n_fmadd(lo[a], rd, n_set1(lb->clo[a][l]));
+                vn th = n_fmadd(hi[a], rd, n_set1(lb->chi[a][l]));
+                t0[a] = n_min(tl, th);
+                t1[a] = n_max(tl, th);
+            }
             vn pass = node_short(t0, t1, n_set1(lb->tmin[l]), n_set1(bt[l]), &tn);
             h |= n_bits(pass);
             /* lane l's bit in each child passed (the bits as a float's:
@@ -658,7 +674,7 @@ RP_INLINE unsigned lane_nodes(const lane_box *lb, const qray_lanes *L, const rp_
         n_store(a8, acc);
         memcpy(lanes + kk, a8, sizeof a8);
         n_store(emin + kk, em);
-        hit |= h << kk;
+        hit |= (h & n_children(&nd->child[kk])) << kk;
     }
     return hit;
 }
@@ -870,7 +886,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                         (ql.fast & m_bits(live)) == m_bits(live);
     lane_box lb;
     if (perlane)
-        lane_box_setup(r, &lb);
+        lane_box_setup(r, &ql, &lb);
     /* one octant, short form: a node's children by the packet's frustum
      * (fr: alone; sift: before the lanes' tests) */
     const int fr = frustum == WALK_FRUSTUM; /* (scene_packet: !lone, br->fast, br->oct >= 0, br->uni) */
@@ -923,7 +939,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
         } else if (bylane) {
             float bt[V_W];
             vf_storeu(bt, best);
-            hit = lane_nodes(&lb, &ql, nd, play, bt, lanes, emin);
+            hit = lane_nodes(&lb, nd, play, bt, lanes, emin);
         } else {
             /* the node's children that are not empty (n_children), tested
              * up to the last one (the build fills a node's slots in order;
@@ -1586,8 +1602,8 @@ static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float boun
         unsigned h = 0;
         if (fast) {
             lane_box lb;
-            lane_box_setup(&r, &lb);
-            h = lane_nodes(&lb, &L, nd, m_bits(live), b, lanes, em);
+            lane_box_setup(&r, &L, &lb);
+            h = lane_nodes(&lb, nd, m_bits(live), b, lanes, em);
         }
         for (size_t l = 0; l < w; l++)
             for (int k = 0; k < RP_BVH_WIDTH; k++) {
