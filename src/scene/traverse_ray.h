@@ -414,19 +414,14 @@ static inline vn n_fmadd(vn a, vn b, vn c) { return n_add(n_mul(a, b), c); }
  *   reaches 2^127; an empty child's infinite planes give +-inf as before.
  * rp_check's internal_node_ray checks the superset and the entries at the
  * reference's boundaries (and counts the children passed beyond the
- * reference's); test_scene and rp_check's scene checks, the results. */
-/* slab_short: one axis of that form, pn and pf its near and far planes'
- * rows.  (The packets' lane-by-lane node test, lane_nodes in
- * traverse_simd.h, makes the same values from both planes, ordered.) */
-RP_INLINE void slab_short(const float *pn, const float *pf, vn rd, vn nonr, vn nofr, vn *t0,
-                          vn *t1) {
-    *t0 = n_fmadd(n_load(pn), rd, nonr);
-    *t1 = n_fmadd(n_load(pf), rd, nofr);
-}
+ * reference's); test_scene and rp_check's scene checks, the results.
+ * (The packets' lane-by-lane node test, lane_nodes in traverse_simd.h,
+ * makes the same values from both planes of an axis, ordered.) */
 RP_INLINE void qray_slabs_short(const qray *q, const float *base, vn t0[3], vn t1[3]) {
-    for (int a = 0; a < 3; a++)
-        slab_short(base + q->off[a], base + q->off[3 + a], q->rd[a], q->nonr[a], q->nofr[a],
-                   &t0[a], &t1[a]);
+    for (int a = 0; a < 3; a++) {
+        t0[a] = n_fmadd(n_load(base + q->off[a]), q->rd[a], q->nonr[a]);
+        t1[a] = n_fmadd(n_load(base + q->off[3 + a]), q->rd[a], q->nofr[a]);
+    }
 }
 
 /* The children of nd that may hold a hit in [tmin, best]: a bit per child;
