@@ -34,6 +34,8 @@ static void usage(FILE *f) {
             "  --spp N           samples per pixel, 1..4096 (default 2)\n"
             "  --ao N            ambient-occlusion rays per hit, 0..256 (default 4)\n"
             "  --ao-hint H       AO queries: packet (no hint: packets, the default) or ray (RP_INCOHERENT)\n"
+            "  --test T          triangle test: watertight (RP_WATERTIGHT, the default) or mt\n"
+            "                    (Moller-Trumbore: the like for like of Embree's default test)\n"
             "  --threads N       render threads, 1..1024 (default: every core, %ld here)\n"
             "  --isa NAME        force a variant: scalar, sse41, avx2, avx512, neon, auto\n"
             "  --list-isa        print the variants that can run here and exit\n"
@@ -135,6 +137,7 @@ int main(int argc, char **argv) {
     rt_settings set = {1280, 720, 2, 4, 0, 0, 1};
     const char *out = NULL, *mesh = NULL, *isa_name = NULL;
     int detail = 8, compare = 0;
+    unsigned test = RP_WATERTIGHT; /* --test */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     set.threads = ncpu < 1 ? 1 : ncpu > 1024 ? 1024 : (int)ncpu;
 
@@ -165,6 +168,13 @@ int main(int argc, char **argv) {
                 set.ao_hint = 0; /* the default traversal: packets */
             else
                 die_usage("--ao-hint: '%s' is neither ray nor packet", v);
+        } else if ((v = opt_value("--test", argc, argv, &i))) {
+            if (!strcmp(v, "watertight"))
+                test = RP_WATERTIGHT;
+            else if (!strcmp(v, "mt"))
+                test = 0; /* Moller-Trumbore */
+            else
+                die_usage("--test: '%s' is neither watertight nor mt", v);
         } else if ((v = opt_value("--ao", argc, argv, &i))) {
             set.ao = parse_int(v, 0, 256, "--ao");
         } else if ((v = opt_value("--threads", argc, argv, &i))) {
@@ -223,15 +233,17 @@ int main(int argc, char **argv) {
     if (mesh ? rt_load_mesh(&g, mesh, &e) : rt_procedural(&g, detail, &e))
         goto fail;
     t_make = rt_now() - t_make;
-    if (rt_backend_raypack(&rpk, &g, set.threads, &e))
+    if (rt_backend_raypack(&rpk, &g, set.threads, test, &e))
         goto fail;
     printf("rp_trace: %s: %zu triangles in %zu meshes, %s in %.3f s\n", g.description, g.triangles,
            g.count, mesh ? "read" : "made", t_make);
     printf("rp_trace: BVH built in %.3f s; scene memory %.1f MB (%.1f bytes/triangle)\n", rpk.build_s,
            1e-6 * (double)rpk.bytes, (double)rpk.bytes / (double)g.triangles);
-    printf("rp_trace: %dx%d, %d spp, %d AO rays per hit (%s), variant %s, %d thread%s\n", set.width,
-           set.height, set.spp, set.ao, set.ao_hint == RP_INCOHERENT ? "one ray at a time" : "in packets",
-           rp_isa_name(rp_active_isa()), set.threads, set.threads == 1 ? "" : "s");
+    printf("rp_trace: %dx%d, %d spp, %d AO rays per hit (%s), %s test, variant %s, %d thread%s\n",
+           set.width, set.height, set.spp, set.ao,
+           set.ao_hint == RP_INCOHERENT ? "one ray at a time" : "in packets",
+           test ? "watertight" : "Moller-Trumbore", rp_isa_name(rp_active_isa()), set.threads,
+           set.threads == 1 ? "" : "s");
     fflush(stdout);
 
     size_t bytes = 3 * (size_t)set.width * (size_t)set.height;

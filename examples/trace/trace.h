@@ -92,8 +92,12 @@ typedef struct rt_backend {
 } rt_backend;
 
 /* render.c: raypack's scene as a backend (builds the BVH with up to
- * `threads` build threads, at most RP_BUILD_THREADS_MAX; rp_scene_bytes). */
-int rt_backend_raypack(rt_backend *b, const rt_geometry *g, int threads, rt_err *e);
+ * `threads` build threads, at most RP_BUILD_THREADS_MAX; rp_scene_bytes),
+ * whose queries use the triangle test `test`: RP_WATERTIGHT, or 0
+ * (Moller-Trumbore, the like for like of Embree's default, non-robust
+ * test). */
+int rt_backend_raypack(rt_backend *b, const rt_geometry *g, int threads, unsigned test,
+                       rt_err *e);
 void rt_backend_raypack_free(rt_backend *b);
 /* embree.c (only with Embree 3): the same triangles in an Embree scene. */
 int rt_have_embree(void);

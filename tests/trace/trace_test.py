@@ -4,7 +4,8 @@ meson test (tests/trace/meson.build):
 
   determinism RP_TRACE      the same PPM bytes from every runnable variant
                             (--isa, from rp_trace --list-isa) and from
-                            --threads 1, 2 and 3
+                            --threads 1, 2 and 3, for each triangle test
+                            (--test watertight, the default, and mt)
   mesh RP_TRACE HAS MESH    --mesh renders MESH (HAS = 1: built with assimp);
                             a missing, empty, NaN-vertex or garbage file fails;
                             without assimp, --mesh says so
@@ -77,24 +78,36 @@ def mode_determinism(exe):
     isas = so.split()
     check(rc == 0 and isas, 'rp_trace --list-isa: %s' % ' '.join(isas))
     with tempfile.TemporaryDirectory() as d:
-        ref = None
-        runs = [['--isa', i, '--threads', '1'] for i in isas]
-        runs += [['--threads', '2'], ['--threads', '3'], ['--threads', '3', '--isa', isas[-1]]]
-        for extra in runs:
-            data = render(exe, os.path.join(d, 'img.ppm'), extra)
-            if data is None:
-                continue
-            if ref is None:
-                ref = data
-                w, h, px = read_ppm(data)
-                check(w == 64 and h == 48 and len(px) == 3 * w * h, 'PPM is 64x48')
-                # not a trivial picture: many distinct colours
-                check(len({px[i:i + 3] for i in range(0, len(px), 3)}) > 50,
-                      'the image has more than 50 distinct colours')
-                continue
-            diff = sum(1 for i in range(0, len(ref), 3) if ref[i:i + 3] != data[i:i + 3])
-            check(data == ref, '%s: the same bytes as --isa %s --threads 1 (%d pixels differ)' %
-                  (' '.join(extra), isas[0], diff))
+        for test in ['watertight', 'mt']:
+            same_bytes(exe, d, isas, ['--test', test] if test == 'mt' else [])
+        # the test each run says it used
+        for test, name in [([], 'watertight test'), (['--test', 'mt'], 'Moller-Trumbore test'),
+                           (['--test=watertight'], 'watertight test')]:
+            rc, so, se = run(exe, SMALL + test + ['-o', os.path.join(d, 'said.ppm')])
+            check(rc == 0 and name in so, 'rp_trace %s says "%s"' % (' '.join(test), name))
+
+
+def same_bytes(exe, d, isas, opts):
+    """Every variant and thread count renders the same bytes with opts."""
+    ref = None
+    runs = [['--isa', i, '--threads', '1'] for i in isas]
+    runs += [['--threads', '2'], ['--threads', '3'], ['--threads', '3', '--isa', isas[-1]]]
+    for extra in runs:
+        extra = opts + extra
+        data = render(exe, os.path.join(d, 'img.ppm'), extra)
+        if data is None:
+            continue
+        if ref is None:
+            ref = data
+            w, h, px = read_ppm(data)
+            check(w == 64 and h == 48 and len(px) == 3 * w * h, 'PPM is 64x48')
+            # not a trivial picture: many distinct colours
+            check(len({px[i:i + 3] for i in range(0, len(px), 3)}) > 50,
+                  'the image has more than 50 distinct colours')
+            continue
+        diff = sum(1 for i in range(0, len(ref), 3) if ref[i:i + 3] != data[i:i + 3])
+        check(data == ref, '%s: the same bytes as --isa %s --threads 1 (%d pixels differ)' %
+              (' '.join(extra), isas[0], diff))
 
 
 def mode_mesh(exe, has, mesh):
@@ -156,6 +169,8 @@ def mode_badargs(exe):
             (['--detail', '99'], '--detail 99'),
             (['--isa', 'bogus'], 'an unknown --isa'),
             (['--ao-hint', 'sideways'], 'an unknown --ao-hint'),
+            (['--test', 'robust'], 'an unknown --test'),
+            (['--test'], '--test without its value'),
             (['--frobnicate'], 'an unknown option'),
             (['--spp'], 'an option without its value'),
             (['-o', os.path.join(d, 'no', 'such', 'dir', 'x.ppm')], 'an output in a missing directory'),
