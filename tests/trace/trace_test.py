@@ -80,6 +80,18 @@ def mode_determinism(exe):
     with tempfile.TemporaryDirectory() as d:
         for test in ['watertight', 'mt']:
             same_bytes(exe, d, isas, ['--test', test] if test == 'mt' else [])
+        # --test reaches the queries: the two tests' images of a frame
+        # where some rays meet edges differ (3 pixels of this one, on
+        # 2026-11-30; equal images mean both ran one test, unless the
+        # built-in scene or camera changed)
+        frame = ['--size', '640x360', '--spp', '2', '--ao', '0']
+        imgs = [render(exe, os.path.join(d, 'edge.ppm'), frame + t)
+                for t in ([], ['--test', 'mt'])]
+        if None not in imgs:
+            a, b = read_ppm(imgs[0])[2], read_ppm(imgs[1])[2]
+            n = sum(1 for i in range(0, len(a), 3) if a[i:i + 3] != b[i:i + 3])
+            check(0 < n < 100, '--test mt and watertight images of a 640x360 frame differ in '
+                  'a few pixels (%d)' % n)
         # the test each run says it used
         for test, name in [([], 'watertight test'), (['--test', 'mt'], 'Moller-Trumbore test'),
                            (['--test=watertight'], 'watertight test')]:
