@@ -28,6 +28,7 @@ import tempfile
 import zlib
 
 SMALL = ['--detail', '1', '--size', '64x48', '--spp', '2', '--ao', '2', '-q']
+TESTS = [[], ['--test', 'mt']]  # the triangle tests: watertight (the default), Moller-Trumbore
 failures = []
 
 
@@ -54,6 +55,11 @@ def render(exe, out, extra):
     return open(out, 'rb').read() if rc == 0 and os.path.exists(out) else None
 
 
+def pixels_differ(a, b):
+    """How many RGB pixels of two equally long byte strings differ."""
+    return sum(1 for i in range(0, len(a), 3) if a[i:i + 3] != b[i:i + 3])
+
+
 def read_ppm(data):
     # P6\nW H\n255\n + pixels (rp_trace's own layout)
     parts = data.split(b'\n', 3)
@@ -78,18 +84,16 @@ def mode_determinism(exe):
     isas = so.split()
     check(rc == 0 and isas, 'rp_trace --list-isa: %s' % ' '.join(isas))
     with tempfile.TemporaryDirectory() as d:
-        for test in ['watertight', 'mt']:
-            same_bytes(exe, d, isas, ['--test', test] if test == 'mt' else [])
+        for test in TESTS:
+            same_bytes(exe, d, isas, test)
         # --test reaches the queries: the two tests' images of a frame
         # where some rays meet edges differ (3 pixels of this one, on
         # 2026-11-30; equal images mean both ran one test, unless the
         # built-in scene or camera changed)
         frame = ['--size', '640x360', '--spp', '2', '--ao', '0']
-        imgs = [render(exe, os.path.join(d, 'edge.ppm'), frame + t)
-                for t in ([], ['--test', 'mt'])]
+        imgs = [render(exe, os.path.join(d, 'edge.ppm'), frame + t) for t in TESTS]
         if None not in imgs:
-            a, b = read_ppm(imgs[0])[2], read_ppm(imgs[1])[2]
-            n = sum(1 for i in range(0, len(a), 3) if a[i:i + 3] != b[i:i + 3])
+            n = pixels_differ(read_ppm(imgs[0])[2], read_ppm(imgs[1])[2])
             check(0 < n < 100, '--test mt and watertight images of a 640x360 frame differ in '
                   'a few pixels (%d)' % n)
         # the test each run says it used
@@ -117,7 +121,7 @@ def same_bytes(exe, d, isas, opts):
             check(len({px[i:i + 3] for i in range(0, len(px), 3)}) > 50,
                   'the image has more than 50 distinct colours')
             continue
-        diff = sum(1 for i in range(0, len(ref), 3) if ref[i:i + 3] != data[i:i + 3])
+        diff = pixels_differ(ref, data)
         check(data == ref, '%s: the same bytes as --isa %s --threads 1 (%d pixels differ)' %
               (' '.join(extra), isas[0], diff))
 
@@ -182,7 +186,7 @@ def mode_badargs(exe):
             (['--isa', 'bogus'], 'an unknown --isa'),
             (['--ao-hint', 'sideways'], 'an unknown --ao-hint'),
             (['--test', 'robust'], 'an unknown --test'),
-            (['--test'], '--test without its value'),
+            (['-o', out, '--test'], '--test without its value'),
             (['--frobnicate'], 'an unknown option'),
             (['--spp'], 'an option without its value'),
             (['-o', os.path.join(d, 'no', 'such', 'dir', 'x.ppm')], 'an output in a missing directory'),
