@@ -186,7 +186,7 @@ def mode_badargs(exe):
             (['--isa', 'bogus'], 'an unknown --isa'),
             (['--ao-hint', 'sideways'], 'an unknown --ao-hint'),
             (['--test', 'robust'], 'an unknown --test'),
-            (['-o', out, '--test'], '--test without its value'),
+            (['--test'], '--test without its value'),
             (['--frobnicate'], 'an unknown option'),
             (['--spp'], 'an option without its value'),
             (['-o', os.path.join(d, 'no', 'such', 'dir', 'x.ppm')], 'an output in a missing directory'),
@@ -199,7 +199,8 @@ def mode_badargs(exe):
             os.mkdir(ro, 0o555)
             cases.append((['-o', os.path.join(ro, 'x.ppm')], 'an output in a read-only directory'))
         for args, what in cases:
-            full = SMALL + args if any(a == '-o' for a in args) else SMALL + args + ['-o', out]
+            # (-o before the case's options, so that one missing its value is last)
+            full = SMALL + args if any(a == '-o' for a in args) else SMALL + ['-o', out] + args
             expect_failure(exe, full, d, what)
         # and the same options, well formed, work and leave exactly the image
         rc, so, se = run(exe, SMALL + ['--threads', '2', '-o', out])
