@@ -28,6 +28,8 @@ static inline void vf_storeu(float *p, vf a) { simde_vst1q_f32(p, a); }
 static inline vf vf_add(vf a, vf b) { return simde_vaddq_f32(a, b); }
 static inline vf vf_sub(vf a, vf b) { return simde_vsubq_f32(a, b); }
 static inline vf vf_mul(vf a, vf b) { return simde_vmulq_f32(a, b); }
+/* a * b + c, fused (box_test_margin, src/scene/traverse_simd.h) */
+static inline vf vf_fmadd(vf a, vf b, vf c) { return simde_vfmaq_f32(c, a, b); }
 /* SIMDe 0.7 has no vdivq_f32/vsqrtq_f32 (they are A64-only): the native
  * instruction on aarch64 (SIMDe's types are the native ones there), else one
  * correctly rounded IEEE operation per lane. */

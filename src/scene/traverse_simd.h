@@ -278,13 +278,43 @@ RP_INLINE vm box_test_child(const vray *r, const vbox_ray *b, const rp_bvh_node 
     return b->uni ? box_test_uni(r, dn, df, k, tmax, entry) : box_test(r, b, nd, k, tmax, entry);
 }
 
+/* box_test's short form for a packet of mixed signs whose live lanes all
+ * have their one-ray set-up from the lanes (qray_lanes' fast: lane_nodes'
+ * condition): each lane's slab values from both planes of an axis with its
+ * margins by plane (clo, chi: lane_box_setup's), ordered by min and max, as
+ * lane_nodes makes them (the argument is there), so a superset of
+ * box_test's lanes with entries at most its entries: conservative.  Two
+ * fused operations and a min and a max an axis where box_test takes two
+ * differences, two products and the lanes' swap of the planes.  An empty
+ * child would pass: the walk tests only the valid ones. */
+RP_INLINE vm box_test_margin(const vray *r, const vf clo[3], const vf chi[3],
+                             const rp_bvh_node *nd, int k, vf tmax, vf *entry) {
+    const vf rd[3] = {r->rdx, r->rdy, r->rdz};
+    vf t0[3], t1[3];
+    for (int a = 0; a < 3; a++) {
+        vf tl = vf_fmadd(vf_bcast(&nd->lo[a][k]), rd[a], clo[a]);
+        vf th = vf_fmadd(vf_bcast(&nd->hi[a][k]), rd[a], chi[a]);
+        t0[a] = vf_min(tl, th);
+        t1[a] = vf_max(tl, th);
+    }
+    vf tn = vf_max(t0[1], t0[0]), tf = vf_min(t1[1], t1[0]);
+    tn = vf_max(t0[2], tn);
+    tf = vf_min(t1[2], tf);
+    *entry = tn;
+    return vf_le(vf_max(tn, r->tmin), vf_min(tf, tmax));
+}
+
 /* packet_walk's test of child k: the lanes not done (todo) that pass its
  * box into *h (its entry into *entry); returns child k's bit where one of
- * them is in play (lone: play, the lanes the stacked entry carries). */
+ * them is in play (lone: play, the lanes the stacked entry carries).
+ * clo, chi: box_test_margin's margins, or NULL. */
 RP_INLINE unsigned child_step(const vray *r, const vbox_ray *b, const rp_bvh_node *nd, int k,
                               const float dn[3][RP_BVH_WIDTH], const float df[3][RP_BVH_WIDTH],
-                              vf best, vm todo, unsigned play, int lone, vm *h, vf *entry) {
-    *h = m_and(box_test_child(r, b, nd, k, dn, df, best, entry), todo);
+                              const vf *clo, const vf *chi, vf best, vm todo, unsigned play,
+                              int lone, vm *h, vf *entry) {
+    *h = m_and(clo ? box_test_margin(r, clo, chi, nd, k, best, entry)
+                   : box_test_child(r, b, nd, k, dn, df, best, entry),
+               todo);
     unsigned hb = lone ? m_bits(*h) & play : m_bits(*h);
     return (unsigned)(hb != 0) << k;
 }
@@ -881,9 +911,21 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
      * RP_AVX512_MIXED=8 10.2-10.4 -> 10.7-10.8, two alternated runs) */
     pseg seg;
     const int segs = lone && br->fast && seg_setup(r, br, live, &seg);
-    /* mixed signs, short form, no segments' box: the nodes by lane_nodes */
-    const int perlane = LANE_NODES_MAX > 0 && lone && br->fast && !segs &&
-                        (ql.fast & m_bits(live)) == m_bits(live);
+    /* mixed signs, short form, every live lane's one-ray set-up from the
+     * lanes: no segments' box, the nodes by lane_nodes; else the children's
+     * boxes with the lanes' margins (box_test_margin) */
+    const int lanesfast = lone && br->fast && (ql.fast & m_bits(live)) == m_bits(live);
+    const int perlane = LANE_NODES_MAX > 0 && lanesfast && !segs;
+    vf mlo[3], mhi[3]; /* lane_box_setup's clo, chi */
+    if (lanesfast) {
+        const vm neg[3] = {r->negx, r->negy, r->negz};
+        for (int a = 0; a < 3; a++) {
+            vf nonr = vf_loadu(ql.nonr[a]), nofr = vf_loadu(ql.nofr[a]);
+            mlo[a] = vf_select(neg[a], nofr, nonr);
+            mhi[a] = vf_select(neg[a], nonr, nofr);
+        }
+    }
+    const vf *clo = lanesfast ? mlo : NULL, *chi = mhi;
     lane_box lb;
     if (perlane)
         lane_box_setup(r, &ql, &lb);
@@ -959,13 +1001,13 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
                                            : seg_node(&seg, nd));
                 for (; q; q &= q - 1u) {
                     int k = __builtin_ctz(q);
-                    hit |= child_step(r, br, nd, k, dn, df, best, todo, play, lone, &hs[k],
-                                      &ents[k]);
+                    hit |= child_step(r, br, nd, k, dn, df, clo, chi, best, todo, play, lone,
+                                      &hs[k], &ents[k]);
                 }
             } else { /* (a loop of its own: no trip count from data) */
                 for (int k = 0; k < nv; k++)
-                    hit |= child_step(r, br, nd, k, dn, df, best, todo, play, lone, &hs[k],
-                                      &ents[k]);
+                    hit |= child_step(r, br, nd, k, dn, df, clo, chi, best, todo, play, lone,
+                                      &hs[k], &ents[k]);
                 hit &= valid;
             }
         }

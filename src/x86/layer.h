@@ -27,6 +27,16 @@ static inline vf vf_sub(vf a, vf b) { return RP_X(sub_ps)(a, b); }
 static inline vf vf_mul(vf a, vf b) { return RP_X(mul_ps)(a, b); }
 static inline vf vf_div(vf a, vf b) { return RP_X(div_ps)(a, b); }
 static inline vf vf_sqrt(vf a) { return RP_X(sqrt_ps)(a); }
+/* a * b + c, fused where the file is built with FMA (AVX2 and AVX-512),
+ * else a product and a sum (SSE4.1): only the packets' node test with
+ * margins uses it (box_test_margin, src/scene/traverse_simd.h), whose
+ * margins hold for both */
+#if defined(__FMA__)
+#include <simde/x86/fma.h>
+static inline vf vf_fmadd(vf a, vf b, vf c) { return RP_X(fmadd_ps)(a, b, c); }
+#else
+static inline vf vf_fmadd(vf a, vf b, vf c) { return vf_add(vf_mul(a, b), c); }
+#endif
 /* (v)minps/(v)maxps return the second operand when either is NaN and when
  * both are zeros: exactly rp_minf(a, b) / rp_maxf(a, b). */
 static inline vf vf_min(vf a, vf b) { return RP_X(min_ps)(a, b); }
