@@ -79,7 +79,7 @@ typedef struct rp_kernels {
                              uint8_t *hit, float *entry);
     void (*scene_lane_nodes)(const rp_rays *rays, size_t i, size_t m, float bound,
                              const struct rp_bvh_node *nd, const float *best, uint8_t *hit,
-                             float *emin);
+                             float *emin, int boxes);
     int (*scene_frustum_packet)(const rp_rays *rays, size_t i, size_t m, float bound,
                                 const struct rp_bvh_node *nd, const float *best, size_t *w,
                                 unsigned *hit, float *entry);

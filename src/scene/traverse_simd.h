@@ -278,10 +278,21 @@ RP_INLINE vm box_test_child(const vray *r, const vbox_ray *b, const rp_bvh_node 
     return b->uni ? box_test_uni(r, dn, df, k, tmax, entry) : box_test(r, b, nd, k, tmax, entry);
 }
 
+/* The lanes' margins by plane (lane_box's clo, chi) in registers, for
+ * box_test_margin: from their one-ray set-ups L and the signs of rd. */
+RP_INLINE void lane_margins(const vray *r, const qray_lanes *L, vf clo[3], vf chi[3]) {
+    const vm neg[3] = {r->negx, r->negy, r->negz};
+    for (int a = 0; a < 3; a++) {
+        vf nonr = vf_loadu(L->nonr[a]), nofr = vf_loadu(L->nofr[a]);
+        clo[a] = vf_select(neg[a], nofr, nonr);
+        chi[a] = vf_select(neg[a], nonr, nofr);
+    }
+}
+
 /* box_test's short form for a packet of mixed signs whose live lanes all
  * have their one-ray set-up from the lanes (qray_lanes' fast: lane_nodes'
  * condition): each lane's slab values from both planes of an axis with its
- * margins by plane (clo, chi: lane_box_setup's), ordered by min and max, as
+ * margins by plane (clo, chi: lane_margins), ordered by min and max, as
  * lane_nodes makes them (the argument is there), so a superset of
  * box_test's lanes with entries at most its entries: conservative.  Two
  * fused operations and a min and a max an axis where box_test takes two
@@ -916,15 +927,9 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
      * boxes with the lanes' margins (box_test_margin) */
     const int lanesfast = lone && br->fast && (ql.fast & m_bits(live)) == m_bits(live);
     const int perlane = LANE_NODES_MAX > 0 && lanesfast && !segs;
-    vf mlo[3], mhi[3]; /* lane_box_setup's clo, chi */
-    if (lanesfast) {
-        const vm neg[3] = {r->negx, r->negy, r->negz};
-        for (int a = 0; a < 3; a++) {
-            vf nonr = vf_loadu(ql.nonr[a]), nofr = vf_loadu(ql.nofr[a]);
-            mlo[a] = vf_select(neg[a], nofr, nonr);
-            mhi[a] = vf_select(neg[a], nonr, nofr);
-        }
-    }
+    vf mlo[3], mhi[3];
+    if (lanesfast)
+        lane_margins(r, &ql, mlo, mhi);
     const vf *clo = lanesfast ? mlo : NULL, *chi = mhi;
     lane_box lb;
     if (perlane)
@@ -1478,7 +1483,10 @@ static rp_status scene_occluded(const rp_scene *s, const rp_rays *rays, const ui
  *     packet where box_test would not take its short form (a live ray not
  *     plain, or tmin > best) or a live ray's one-ray set-up is not from
  *     the lanes (qray_lanes' fast), which the walk does not test by lanes,
- *     is left out: hit 0 and emin NaN for its rays;
+ *     is left out: hit 0 and emin NaN for its rays.  With boxes, the same
+ *     packets' valid children by box_test_margin instead (the walk's
+ *     child-by-child test from the same values), emin[W j + k] ray i+j's
+ *     own entry;
  *   - scene_frustum_packet: the frustum node test (frustum_setup,
  *     frustum_node) of the packet of rays i .. i+w-1 (*w = min(m, V_W))
  *     with per-ray best t against nd: the children it passes (*hit, bit
@@ -1629,7 +1637,7 @@ static int scene_seg_packet(const rp_rays *rays, size_t i, size_t m, float bound
 
 static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float bound,
                              const rp_bvh_node *nd, const float *best, uint8_t *hit,
-                             float *emin) {
+                             float *emin, int boxes) {
     for (size_t i0 = i; i0 < i + m; i0 += V_W) { /* packets of V_W rays */
         size_t w = min_w(i + m - i0);
         vray r;
@@ -1640,18 +1648,28 @@ static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float boun
         qray_lanes_setup(&r, bound, &L);
         int fast = m_any(live) && br.fast && (L.fast & m_bits(live)) == m_bits(live);
         uint32_t lanes[RP_BVH_WIDTH] = {0};
-        float em[RP_BVH_WIDTH];
+        float em[RP_BVH_WIDTH], le[RP_BVH_WIDTH][V_W];
         unsigned h = 0;
-        if (fast) {
+        if (fast && !boxes) {
             lane_box lb;
             lane_box_setup(&r, &L, &lb);
             h = lane_nodes(&lb, nd, m_bits(live), b, lanes, em);
+        } else if (fast) { /* the valid children, as the walk tests them */
+            vf clo[3], chi[3];
+            lane_margins(&r, &L, clo, chi);
+            for (int k = 0; k < RP_BVH_WIDTH; k++) {
+                vf e;
+                vm p = m_and(box_test_margin(&r, clo, chi, nd, k, vf_loadu(b), &e), live);
+                vf_storeu(le[k], e);
+                lanes[k] = nd->child[k] != RP_NO_HIT ? m_bits(p) : 0;
+                h |= (unsigned)(lanes[k] != 0) << k;
+            }
         }
         for (size_t l = 0; l < w; l++)
             for (int k = 0; k < RP_BVH_WIDTH; k++) {
                 size_t at = (i0 - i + l) * RP_BVH_WIDTH + (size_t)k;
                 hit[at] = (uint8_t)(fast && ((h >> k) & 1u) && ((lanes[k] >> l) & 1u));
-                emin[at] = fast ? em[k] : NAN;
+                emin[at] = !fast ? NAN : boxes ? le[k][l] : em[k];
             }
     }
 }

@@ -20,6 +20,9 @@
  *   internal_box_packet  the same, per lane, for packets of 1 to 37 rays
  *                        (several packets, partial ones, shared and mixed
  *                        octants and frames);
+ *   internal_lane_boxes  the same for the walk's child-by-child form of it
+ *                        (scene_lane_nodes with boxes: box_test_margin),
+ *                        each ray's own entry at most its rn;
  *   internal_lane_nodes  a mixed-sign packet's node step by lanes
  *                        (scene_lane_nodes, the one-ray short form lane by
  *                        lane): every child that rp_ref_slab_wt_steps
@@ -211,6 +214,7 @@ enum {
     I_BOX_PACKET, /* scene_box_packet: a packet against one child */
     I_BLOCK_RAY,  /* scene_block_ray: one ray against a leaf's block */
     I_LANE_NODES, /* scene_lane_nodes: each ray of a packet against a node */
+    I_LANE_BOXES, /* scene_lane_nodes, boxes: the same child by child */
     I_FRUSTUM,    /* scene_frustum_packet: a packet's frustum sieve */
     I_SEGMENTS,   /* scene_seg_packet: the box around a packet's segments */
     I_RAY_SETUP,  /* scene_ray_setup: the one-ray set-ups from a packet's lanes */
@@ -219,6 +223,7 @@ enum {
 static const char *const inames[NINTERNAL] = {
     [I_NODE_RAY] = "internal_node_ray",     [I_BOX_PACKET] = "internal_box_packet",
     [I_BLOCK_RAY] = "internal_block_ray",   [I_LANE_NODES] = "internal_lane_nodes",
+    [I_LANE_BOXES] = "internal_lane_boxes",
     [I_FRUSTUM] = "internal_frustum",       [I_SEGMENTS] = "internal_segments",
     [I_RAY_SETUP] = "internal_ray_setup"};
 
@@ -506,11 +511,11 @@ static int check_sieve(const rp_kernels *kt, const ncase *c, size_t n, int seg, 
  * ray's, an empty child passed); *out: the rays left out (their packet not
  * plain, or a ray's one-ray set-up not from the lanes); *rej, *extra as
  * check_node's. */
-static int check_lanes(const rp_kernels *kt, const ncase *c, size_t n, int pr,
+static int check_lanes(const rp_kernels *kt, const ncase *c, size_t n, int boxes, int pr,
                        unsigned long *out, unsigned long *rej, unsigned long *extra) {
     static uint8_t hit[40 * RP_BVH_WIDTH];
     static float em[40 * RP_BVH_WIDTH];
-    kt->scene_lane_nodes(&c->rays, 0, n, c->bound, &c->nd, c->best, hit, em);
+    kt->scene_lane_nodes(&c->rays, 0, n, c->bound, &c->nd, c->best, hit, em, boxes);
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         const size_t at = i * RP_BVH_WIDTH;
@@ -737,8 +742,9 @@ static int internal_check(int f, const rp_kernels *kt, const ncase *nc, const bc
         st->lanes += bc->n;
         return check_block(kt, bc, pr, &st->dropped);
     case I_LANE_NODES:
+    case I_LANE_BOXES:
         st->rays_n += n;
-        return check_lanes(kt, nc, n, pr, &st->left, &st->rej, &st->extra);
+        return check_lanes(kt, nc, n, f == I_LANE_BOXES, pr, &st->left, &st->rej, &st->extra);
     case I_FRUSTUM:
     case I_SEGMENTS:
         return check_sieve(kt, nc, n, f == I_SEGMENTS, pr, &st->pk, &st->none);
@@ -813,7 +819,8 @@ static size_t internal_case(int f, uint64_t seed, uint64_t it, const rp_rays *ra
     size_t n = f == I_NODE_RAY ? 1 : 1 + ibelow(&r, 37);
     nc->rays = *rays;
     nc->rays.n = n;
-    iplain = (f == I_LANE_NODES || f == I_FRUSTUM || f == I_SEGMENTS || f == I_RAY_SETUP) &&
+    iplain = (f == I_LANE_NODES || f == I_LANE_BOXES || f == I_FRUSTUM || f == I_SEGMENTS ||
+              f == I_RAY_SETUP) &&
              ibelow(&r, 4) != 0;
     gen_node(&r, nc, n);
     iplain = 0;
@@ -897,7 +904,7 @@ void rpc_internal_run(const char *kernel_list, uint64_t seed, uint64_t iteration
                 (*failed)++;
             }
         }
-        if (f == I_LANE_NODES) {
+        if (f == I_LANE_NODES || f == I_LANE_BOXES) {
             printf(" (%lu of %lu rays in packets left out: not plain or not fast; %lu of %lu "
                    "children the reference rejects passed)",
                    st.left, st.rays_n, st.extra, st.rej);

@@ -106,8 +106,9 @@
  * scene_closest_mt_cull, scene_occluded_mt, scene_occluded_mt_cull (the closest checks answer to hits_normals_* or
  * scene_normals as well); and, checkasm-style, internal functions of each
  * SIMD variant against the reference (internal.c): internal_node_ray,
- * internal_box_packet, internal_block_ray, internal_lane_nodes (not in
- * --digest).  rp_check leaves the
+ * internal_box_packet, internal_block_ray, internal_lane_nodes,
+ * internal_lane_boxes, internal_frustum, internal_segments,
+ * internal_ray_setup (not in --digest).  rp_check leaves the
  * library on rp_set_isa(RP_ISA_AUTO).  Every random number comes from
  * splitmix64, never rand(), one call per full expression (the order of
  * evaluation of arguments is unspecified), so a seed means the same cases
