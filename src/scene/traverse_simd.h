@@ -289,24 +289,32 @@ RP_INLINE void lane_margins(const vray *r, const qray_lanes *L, vf clo[3], vf ch
     }
 }
 
-/* box_test's short form for a packet of mixed signs whose live lanes all
- * have their one-ray set-up from the lanes (qray_lanes' fast: lane_nodes'
- * condition): each lane's slab values from both planes of an axis with its
- * margins by plane (clo, chi: lane_margins), ordered by min and max, as
- * lane_nodes makes them (the argument is there), so a superset of
- * box_test's lanes with entries at most its entries: conservative.  Two
- * fused operations and a min and a max an axis where box_test takes two
- * differences, two products and the lanes' swap of the planes.  An empty
- * child would pass: the walk tests only the valid ones. */
-RP_INLINE vm box_test_margin(const vray *r, const vf clo[3], const vf chi[3],
+/* box_test's short form for a packet whose live lanes all have their
+ * one-ray set-up from the lanes (qray_lanes' fast: lane_nodes' condition):
+ * each lane's slab values from both planes of an axis with its margins by
+ * plane (clo, chi: lane_margins), as lane_nodes makes them (the argument is
+ * there), so a superset of box_test's lanes with entries at most its
+ * entries: conservative.  Mixed signs (oct < 0): the two values ordered by
+ * min and max, where box_test takes two differences, two products and the
+ * lanes' swap of the planes; one octant: the near and far value by the
+ * octant's sign, two fused operations an axis where box_test takes two
+ * differences and two products.  An empty child would pass mixed signs:
+ * the walk tests only the valid ones. */
+RP_INLINE vm box_test_margin(const vray *r, int oct, const vf clo[3], const vf chi[3],
                              const rp_bvh_node *nd, int k, vf tmax, vf *entry) {
     const vf rd[3] = {r->rdx, r->rdy, r->rdz};
     vf t0[3], t1[3];
     for (int a = 0; a < 3; a++) {
         vf tl = vf_fmadd(vf_bcast(&nd->lo[a][k]), rd[a], clo[a]);
         vf th = vf_fmadd(vf_bcast(&nd->hi[a][k]), rd[a], chi[a]);
-        t0[a] = vf_min(tl, th);
-        t1[a] = vf_max(tl, th);
+        if (oct < 0) {
+            t0[a] = vf_min(tl, th);
+            t1[a] = vf_max(tl, th);
+        } else {
+            int neg = (oct >> a) & 1;
+            t0[a] = neg ? th : tl;
+            t1[a] = neg ? tl : th;
+        }
     }
     vf tn = vf_max(t0[1], t0[0]), tf = vf_min(t1[1], t1[0]);
     tn = vf_max(t0[2], tn);
@@ -323,7 +331,7 @@ RP_INLINE unsigned child_step(const vray *r, const vbox_ray *b, const rp_bvh_nod
                               const float dn[3][RP_BVH_WIDTH], const float df[3][RP_BVH_WIDTH],
                               const vf *clo, const vf *chi, vf best, vm todo, unsigned play,
                               int lone, vm *h, vf *entry) {
-    *h = m_and(clo ? box_test_margin(r, clo, chi, nd, k, best, entry)
+    *h = m_and(clo ? box_test_margin(r, b->oct, clo, chi, nd, k, best, entry)
                    : box_test_child(r, b, nd, k, dn, df, best, entry),
                todo);
     unsigned hb = lone ? m_bits(*h) & play : m_bits(*h);
@@ -911,9 +919,13 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
     lw.qs = qs;
     lw.lanes = &ql;
     lw.ready = lw.viaslot = lw.upd = 0;
-    if (lone) /* (at once, from registers: a pointer to r for lone_walk would
-               * keep r in memory for every copy of the walk, primary rays'
-               * too: 297 -> 303 instructions a ray) */
+    /* the lanes' set-ups: for lone walks, and for the margins of
+     * box_test_margin wherever the children are tested lane by lane (not
+     * the frustum's walk) in the short form */
+    const int margins = lone || (frustum != WALK_FRUSTUM && br->fast);
+    if (margins) /* (at once, from registers: a pointer to r for lone_walk would
+                  * keep r in memory for every copy of the walk, primary rays'
+                  * too: 297 -> 303 instructions a ray) */
         qray_lanes_setup(r, s->bound, &ql);
     /* mixed signs, short form, rays that end: the segments' box as a
      * sieve, and the children it passes tested child by child, also where
@@ -922,11 +934,11 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
      * RP_AVX512_MIXED=8 10.2-10.4 -> 10.7-10.8, two alternated runs) */
     pseg seg;
     const int segs = lone && br->fast && seg_setup(r, br, live, &seg);
-    /* mixed signs, short form, every live lane's one-ray set-up from the
-     * lanes: no segments' box, the nodes by lane_nodes; else the children's
-     * boxes with the lanes' margins (box_test_margin) */
-    const int lanesfast = lone && br->fast && (ql.fast & m_bits(live)) == m_bits(live);
-    const int perlane = LANE_NODES_MAX > 0 && lanesfast && !segs;
+    /* short form, every live lane's one-ray set-up from the lanes: mixed
+     * signs and no segments' box, the nodes by lane_nodes; else the
+     * children's boxes with the lanes' margins (box_test_margin) */
+    const int lanesfast = margins && br->fast && (ql.fast & m_bits(live)) == m_bits(live);
+    const int perlane = LANE_NODES_MAX > 0 && lone && lanesfast && !segs;
     vf mlo[3], mhi[3];
     if (lanesfast)
         lane_margins(r, &ql, mlo, mhi);
@@ -1659,7 +1671,7 @@ static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float boun
             lane_margins(&r, &L, clo, chi);
             for (int k = 0; k < RP_BVH_WIDTH; k++) {
                 vf e;
-                vm p = m_and(box_test_margin(&r, clo, chi, nd, k, vf_loadu(b), &e), live);
+                vm p = m_and(box_test_margin(&r, br.oct, clo, chi, nd, k, vf_loadu(b), &e), live);
                 vf_storeu(le[k], e);
                 lanes[k] = nd->child[k] != RP_NO_HIT ? m_bits(p) : 0;
                 h |= (unsigned)(lanes[k] != 0) << k;
