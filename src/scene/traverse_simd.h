@@ -278,8 +278,10 @@ RP_INLINE vm box_test_child(const vray *r, const vbox_ray *b, const rp_bvh_node 
     return b->uni ? box_test_uni(r, dn, df, k, tmax, entry) : box_test(r, b, nd, k, tmax, entry);
 }
 
-/* The lanes' margins by plane (lane_box's clo, chi) in registers, for
- * box_test_margin: from their one-ray set-ups L and the signs of rd. */
+/* The lanes' margins by plane, from their one-ray set-ups L: clo for a
+ * node's lo plane, the near plane's (nonr) where the lane's rd > 0 and the
+ * far plane's (nofr) where rd < 0, chi for its hi plane the other
+ * (box_test_margin; lane_nodes' rows, lane_box_setup). */
 RP_INLINE void lane_margins(const vray *r, const qray_lanes *L, vf clo[3], vf chi[3]) {
     const vm neg[3] = {r->negx, r->negy, r->negz};
     for (int a = 0; a < 3; a++) {
@@ -654,18 +656,14 @@ typedef struct lane_box {
     float clo[3][V_W], chi[3][V_W]; /* each lane's margin for the lo and the hi plane */
 } lane_box;
 
-/* The packet's rays r (their one-ray set-ups L): each lane's 1 / d, tmin,
- * and its margins by plane: the near plane's (nonr) for lo where the
- * lane's rd > 0 and for hi where rd < 0, the far plane's (nofr) for the
- * other. */
-RP_INLINE void lane_box_setup(const vray *r, const qray_lanes *L, lane_box *lb) {
+/* lane_nodes' rows for the packet's rays r: each lane's 1 / d, tmin, and
+ * its margins by plane (lane_margins' clo, chi). */
+RP_INLINE void lane_box_setup(const vray *r, const vf clo[3], const vf chi[3], lane_box *lb) {
     const vf rd[3] = {r->rdx, r->rdy, r->rdz};
-    const vm neg[3] = {r->negx, r->negy, r->negz};
     for (int a = 0; a < 3; a++) {
-        vf nonr = vf_loadu(L->nonr[a]), nofr = vf_loadu(L->nofr[a]);
         vf_storeu(lb->rd[a], rd[a]);
-        vf_storeu(lb->clo[a], vf_select(neg[a], nofr, nonr));
-        vf_storeu(lb->chi[a], vf_select(neg[a], nonr, nofr));
+        vf_storeu(lb->clo[a], clo[a]);
+        vf_storeu(lb->chi[a], chi[a]);
     }
     vf_storeu(lb->tmin, r->tmin);
 }
@@ -945,7 +943,7 @@ RP_INLINE rp_status packet_walk(const rp_scene *s, rp_rays *rays, unsigned flags
     const vf *clo = lanesfast ? mlo : NULL, *chi = mhi;
     lane_box lb;
     if (perlane)
-        lane_box_setup(r, &ql, &lb);
+        lane_box_setup(r, mlo, mhi, &lb);
     /* one octant, short form: a node's children by the packet's frustum
      * (fr: alone; sift: before the lanes' tests) */
     const int fr = frustum == WALK_FRUSTUM; /* (scene_packet: !lone, br->fast, br->oct >= 0, br->uni) */
@@ -1662,13 +1660,14 @@ static void scene_lane_nodes(const rp_rays *rays, size_t i, size_t m, float boun
         uint32_t lanes[RP_BVH_WIDTH] = {0};
         float em[RP_BVH_WIDTH], le[RP_BVH_WIDTH][V_W];
         unsigned h = 0;
+        vf clo[3], chi[3];
+        if (fast)
+            lane_margins(&r, &L, clo, chi);
         if (fast && !boxes) {
             lane_box lb;
-            lane_box_setup(&r, &L, &lb);
+            lane_box_setup(&r, clo, chi, &lb);
             h = lane_nodes(&lb, nd, m_bits(live), b, lanes, em);
         } else if (fast) { /* the valid children, as the walk tests them */
-            vf clo[3], chi[3];
-            lane_margins(&r, &L, clo, chi);
             for (int k = 0; k < RP_BVH_WIDTH; k++) {
                 vf e;
                 vm p = m_and(box_test_margin(&r, br.oct, clo, chi, nd, k, vf_loadu(b), &e), live);
