@@ -20,9 +20,6 @@
  *   internal_box_packet  the same, per lane, for packets of 1 to 37 rays
  *                        (several packets, partial ones, shared and mixed
  *                        octants and frames);
- *   internal_lane_boxes  the same for the walk's child-by-child form of it
- *                        (scene_lane_nodes with boxes: box_test_margin),
- *                        each ray's own entry at most its rn;
  *   internal_lane_nodes  a mixed-sign packet's node step by lanes
  *                        (scene_lane_nodes, the one-ray short form lane by
  *                        lane): every child that rp_ref_slab_wt_steps
@@ -35,6 +32,10 @@
  *                        reference's are counted, and a run of 100 cases
  *                        or more where most of those it rejects passed
  *                        fails;
+ *   internal_lane_boxes  the same bound for the packets' child-by-child
+ *                        test from those values (scene_lane_nodes with
+ *                        boxes: box_test_margin, packets of mixed signs or
+ *                        one octant), each ray's own entry at most its rn;
  *   internal_frustum     a packet's frustum node test (scene_frustum_packet,
  *                        the walk's for a packet of one octant): every
  *                        child that one of the packet's rays passes
@@ -506,7 +507,7 @@ static int check_sieve(const rp_kernels *kt, const ncase *c, size_t n, int seg, 
     return bad != 0;
 }
 
-/* lane_nodes: 1 if the variant fails the reference (a child the
+/* lane_nodes (boxes: box_test_margin): 1 if the variant fails the reference (a child the
  * reference passes for a ray not passed for it, a packet entry above that
  * ray's, an empty child passed); *out: the rays left out (their packet not
  * plain, or a ray's one-ray set-up not from the lanes); *rej, *extra as
