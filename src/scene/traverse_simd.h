@@ -153,6 +153,18 @@ RP_INLINE void box_slab(const vray *r, const vbox_ray *b, const float *blo, cons
     *t1 = vf_mul(vf_sub(hi, b->of[a]), rd[a]);
 }
 
+/* The short form's range test from a box's six slab values t0 (near) and
+ * t1 (far) per axis (box_fast: no NaN, no infinity, no +-FLT_MAX, tmin <=
+ * tmax): line & !(tn > tmax) & !(tf < tmin), as max(tn, tmin) <= min(tf,
+ * tmax); *entry: tn, the running max in the order y, x, then z. */
+RP_INLINE vm box_short(const vf t0[3], const vf t1[3], vf tmin, vf tmax, vf *entry) {
+    vf tn = vf_max(t0[1], t0[0]), tf = vf_min(t1[1], t1[0]);
+    tn = vf_max(t0[2], tn);
+    tf = vf_min(t1[2], tf);
+    *entry = tn;
+    return vf_le(vf_max(tn, tmin), vf_min(tf, tmax));
+}
+
 /* rp_ref_slab_wt_entry of the box whose lo and hi of axis a are at
  * lo[a * stride], hi[a * stride], for W rays on [tmin, tmax]; *entry: the
  * range's entry; fast: box_fast's answer for these lanes and range. */
@@ -161,14 +173,8 @@ RP_INLINE vm box_test_at(const vray *r, const vbox_ray *b, const float *blo, con
     vf t0s[3], t1s[3];
     for (int a = 0; a < 3; a++)
         box_slab(r, b, blo, bhi, stride, a, &t0s[a], &t1s[a]);
-    if (fast) { /* no NaN, no infinity, no +-FLT_MAX (box_fast) */
-        vf tn = vf_max(t0s[1], t0s[0]), tf = vf_min(t1s[1], t1s[0]);
-        tn = vf_max(t0s[2], tn);
-        tf = vf_min(t1s[2], tf);
-        /* line & !(tn > tmax) & !(tf < tmin), as tmin <= tmax */
-        *entry = tn;
-        return vf_le(vf_max(tn, tmin), vf_min(tf, tmax));
-    }
+    if (fast) /* no NaN, no infinity, no +-FLT_MAX (box_fast) */
+        return box_short(t0s, t1s, tmin, tmax, entry);
     vf tn = vf_set1(-INFINITY), tf = vf_set1(INFINITY);
     for (int a = 0; a < 3; a++) {
         if (b->any_rd0) {
@@ -263,11 +269,7 @@ RP_INLINE vm box_test_uni(const vray *r, const float dn[3][RP_BVH_WIDTH],
         t0[a] = vf_mul(vf_bcast(&dn[a][k]), rd[a]);
         t1[a] = vf_mul(vf_bcast(&df[a][k]), rd[a]);
     }
-    vf tn = vf_max(t0[1], t0[0]), tf = vf_min(t1[1], t1[0]);
-    tn = vf_max(t0[2], tn);
-    tf = vf_min(t1[2], tf);
-    *entry = tn;
-    return vf_le(vf_max(tn, r->tmin), vf_min(tf, tmax));
+    return box_short(t0, t1, r->tmin, tmax, entry);
 }
 
 /* Child k's box test in a packet's node step: box_test_uni from the
@@ -318,11 +320,7 @@ RP_INLINE vm box_test_margin(const vray *r, int oct, const vf clo[3], const vf c
             t1[a] = neg ? tl : th;
         }
     }
-    vf tn = vf_max(t0[1], t0[0]), tf = vf_min(t1[1], t1[0]);
-    tn = vf_max(t0[2], tn);
-    tf = vf_min(t1[2], tf);
-    *entry = tn;
-    return vf_le(vf_max(tn, r->tmin), vf_min(tf, tmax));
+    return box_short(t0, t1, r->tmin, tmax, entry);
 }
 
 /* packet_walk's test of child k: the lanes not done (todo) that pass its

@@ -223,8 +223,9 @@ static inline vn n_sub(vn a, vn b) { return simde_mm256_sub_ps(a, b); }
 static inline vn n_mul(vn a, vn b) { return simde_mm256_mul_ps(a, b); }
 /* a * b + c, fused where the file is built with FMA (AVX2 and AVX-512 are:
  * src/meson.build, and the dispatcher asks the CPU for FMA with them):
- * only the one-ray node test's short form uses it, whose margin holds for
- * the fused and the unfused form alike (qray_slabs_short, traverse_ray.h) */
+ * only the short forms with a margin use it (qray_slabs_short,
+ * traverse_ray.h; lane_nodes, traverse_simd.h), whose margin holds for the
+ * fused and the unfused form alike */
 #if defined(__FMA__)
 #include <simde/x86/fma.h>
 #define RP_N_FMADD 1
