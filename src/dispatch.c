@@ -69,9 +69,8 @@ static const char *const names[RP_ISA_COUNT] = {"scalar", "sse41", "avx2", "avx5
  *     existed): 16 wide at 1.40x, 1.20x, 0.91x, AVX2's 8-wide packets at
  *     1.18x, 1.06x, 0.96x: there 16 wide won on the smaller meshes by more
  *     than it lost at 1.2M.
- * So 8 wide where 512-bit operations split (rp_cpu_splits512), and on
- * large scenes elsewhere, for all but short rays (rp_avx512_mixed8_tris
- * below).  rp_avx512_mixed8 = 1 sends every mixed-sign packet, short
+ * So 8 wide where 512-bit operations split (rp_cpu_splits512), for all
+ * but short rays (rp_avx512_mixed8_tris below), and 16 elsewhere.  rp_avx512_mixed8 = 1 sends every mixed-sign packet, short
  * ones too, to the 8-wide walk: RP_AVX512_MIXED=8 (=16: none), and
  * RP_AVX512_PACKET8_TRIS where 512-bit operations split (tests run each
  * choice). */
@@ -115,18 +114,25 @@ int rp_avx512_adapt;
  * operations split, on every scene (0): rp_avx512_mixed8's 8 was measured
  * on diffuse bounces, rays without end, but ambient-occlusion rays keep
  * their 16 lanes together and ran 6-22% faster 16 wide (Zen 4).
- * Elsewhere from 2^20 triangles on: Intel Sapphire Rapids, 2026-11-28
- * (6ed64f6, RP_AVX512_MIXED=16 against 8 in alternated runs, diffuse rows
- * over Embree's rtcIntersect1 of the same run): bunny (75k triangles)
- * 1.271 against 1.187 and 300k 1.097 against 1.098 (medians of three);
- * 1.2M even (8 ahead in 10 of 16 pairs of runs; the four sets'
- * medians 0.973-1.003 against 0.987-1.026); 4.8M 0.963 against 1.000
- * (four pairs, 8 ahead in Mrays/s in each, +4%); rp_trace's ambient-occlusion rays (short, so 16
- * wide either way here) 0.81-0.82 against 0.58-0.60 all 8 wide.  So 16
- * wide up to 300k triangles, 8 from 1.2M, where the two meet.
+ * Elsewhere never (16 wide on every scene).  Intel Sapphire Rapids,
+ * 2026-11-28 (6ed64f6, RP_AVX512_MIXED=16 against 8 in alternated runs,
+ * diffuse rows over Embree's rtcIntersect1 of the same run), had put 8
+ * wide ahead from 1.2M triangles: bunny (75k triangles) 1.271 against
+ * 1.187 and 300k 1.097 against 1.098 (medians of three); 1.2M even (8
+ * ahead in 10 of 16 pairs of runs); 4.8M 0.963 against 1.000 (four pairs,
+ * +4% for 8), so from 2^20 triangles on, 2026-11-28 to 12-01.  Since
+ * then the 16-lane walk of mixed signs tests its children with the lanes'
+ * margins (box_test_margin, db54ec2), and on Intel Emerald Rapids,
+ * 2026-12-01 (ae53b50, RP_AVX512_MIXED=16 against 8, alternated runs,
+ * paired rows: raypack over Embree in turns inside each row), 16 wide won
+ * at 1.2M triangles: Moller-Trumbore over Embree HIGH 1.087, 1.114, 1.114
+ * against 0.988, 0.992, 0.973, watertight over rtcIntersect1 1.119,
+ * 1.118, 1.075 against 1.085, 1.093, 1.036; at 4.8M the two were even or
+ * 16 ahead (two runs: 0.992, 0.996 against 0.955, 0.993; 1.029, 1.051
+ * against 1.034, 1.046).  rp_trace's ambient-occlusion rays (short) stay
+ * 16 wide either way.  Zen 5 (whole 512-bit pipes) was not measured.
  * RP_AVX512_MIXED=8 or 16 fixes the width of every mixed-sign packet
  * (SIZE_MAX here); RP_AVX512_MIXED_TRIS=N sets the count. */
-#define MIXED8_TRIS ((size_t)1 << 20)
 size_t rp_avx512_mixed8_tris = SIZE_MAX;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -174,7 +180,7 @@ static void init_once(void) {
         }
     int split = rp_cpu_splits512();
     rp_avx512_mixed8 = 0;
-    rp_avx512_mixed8_tris = split ? 0 : MIXED8_TRIS;
+    rp_avx512_mixed8_tris = split ? 0 : SIZE_MAX;
     rp_avx512_packet8_tris = SIZE_MAX;
     rp_avx512_adapt = split;
     size_t v = 0, mtris = 0;
@@ -185,7 +191,7 @@ static void init_once(void) {
             rp_avx512_mixed8 = mixed[0] == '8';
         else
             fprintf(stderr, "raypack: RP_AVX512_MIXED=%s is not 8 or 16; using %s\n", mixed,
-                    split ? "8, 16 for short rays" : "16, 8 for long rays on large scenes");
+                    split ? "8, 16 for short rays" : "16");
     }
     int mtris_set = env_count("RP_AVX512_MIXED_TRIS", &mtris);
     int p8_set = env_count("RP_AVX512_PACKET8_TRIS", &v);

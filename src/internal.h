@@ -173,7 +173,7 @@ RP_HIDDEN extern int rp_avx512_adapt;
  * mixed direction signs whose rays are not all short (packet_short) 8 rays
  * wide on scenes of at least this many triangles (SIZE_MAX: never), the
  * others 16 wide (scene_packets, src/scene/traverse_simd.h): 0 where
- * 512-bit operations split, else 2^20; RP_AVX512_MIXED_TRIS=N sets it,
+ * 512-bit operations split, else SIZE_MAX; RP_AVX512_MIXED_TRIS=N sets it,
  * RP_AVX512_MIXED turns it off (src/dispatch.c). */
 RP_HIDDEN extern size_t rp_avx512_mixed8_tris;
 

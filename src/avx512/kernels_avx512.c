@@ -243,12 +243,13 @@ static inline void bc_prim2(const float *p, const float *q, int nf, vf *out) {
 /* A scene packet whose rays' direction signs differ (diffuse bounces) goes,
  * where rp_avx512_mixed8 says so (RP_AVX512_MIXED=8), or where its rays
  * are not all short and the scene has at least rp_avx512_mixed8_tris
- * triangles (every scene on cores that split 512-bit operations, 2^20
+ * triangles (every scene on cores that split 512-bit operations, none
  * elsewhere: src/dispatch.c; scene_packets), to 8-lane packets in
  * 256-bit registers (scene8_avx512.c: AVX2's layer, its node step by
  * lanes, lone lanes to the one-ray walk), not to a 16-lane walk: on such
- * packets most of the 16 lanes idle at most nodes (and a 512-bit
- * operation occupies two 256-bit pipes of Zen 4).  The same tests either
+ * packets most of the 16 lanes idle at most nodes, and a 512-bit
+ * operation occupies two 256-bit pipes of Zen 4 (where 512-bit pipes are
+ * whole, Emerald Rapids, the 16-lane walk won).  The same tests either
  * way, so the same results (each lane's is the reference's). */
 #define RP_SIMD_NARROW_PACKETS rp_scene_packets8_avx512
 #define RP_SIMD_MIXED_ON rp_avx512_mixed8
