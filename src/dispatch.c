@@ -70,8 +70,9 @@ static const char *const names[RP_ISA_COUNT] = {"scalar", "sse41", "avx2", "avx5
  *     1.18x, 1.06x, 0.96x: there 16 wide won on the smaller meshes by more
  *     than it lost at 1.2M.
  * So 8 wide where 512-bit operations split (rp_cpu_splits512), for all
- * but short rays (rp_avx512_mixed8_tris below), and 16 elsewhere.  rp_avx512_mixed8 = 1 sends every mixed-sign packet, short
- * ones too, to the 8-wide walk: RP_AVX512_MIXED=8 (=16: none), and
+ * but short rays (rp_avx512_mixed8_tris below), and 16 elsewhere.
+ * rp_avx512_mixed8 = 1 sends every mixed-sign packet, short ones too, to
+ * the 8-wide walk: RP_AVX512_MIXED=8 (=16: none), and
  * RP_AVX512_PACKET8_TRIS where 512-bit operations split (tests run each
  * choice). */
 int rp_avx512_mixed8;
