@@ -131,7 +131,11 @@ int rp_avx512_adapt;
  * 1.118, 1.075 against 1.085, 1.093, 1.036; at 4.8M the two were even or
  * 16 ahead (two runs: 0.992, 0.996 against 0.955, 0.993; 1.029, 1.051
  * against 1.034, 1.046).  rp_trace's ambient-occlusion rays (short) stay
- * 16 wide either way.  Zen 5 (whole 512-bit pipes) was not measured.
+ * 16 wide either way.  AMD Zen 5 (whole 512-bit pipes), 2026-12-01
+ * (a079159, RP_AVX512_MIXED=16 against 8, three alternated runs, the
+ * paired rows): 16 wide ahead on the bunny (1.42 against 1.23) and at
+ * 300k triangles (1.18 against 1.06), even at 1.2M and 4.8M (1.03
+ * against 1.03 there). So 16 wide there too.
  * RP_AVX512_MIXED=8 or 16 fixes the width of every mixed-sign packet
  * (SIZE_MAX here); RP_AVX512_MIXED_TRIS=N sets the count. */
 size_t rp_avx512_mixed8_tris = SIZE_MAX;
