@@ -134,8 +134,9 @@ int rp_avx512_adapt;
  * 16 wide either way.  AMD Zen 5 (whole 512-bit pipes), 2026-12-01
  * (a079159, RP_AVX512_MIXED=16 against 8, three alternated runs, the
  * paired rows): 16 wide ahead on the bunny (1.42 against 1.23) and at
- * 300k triangles (1.18 against 1.06), even at 1.2M and 4.8M (1.03
- * against 1.03 there). So 16 wide there too.
+ * 300k triangles (1.18 against 1.06); at 1.2M 8 ahead by the medians
+ * (1.01 against 0.94) within the runs' spread (0.85-1.08 and 0.92-1.09),
+ * at 4.8M even (1.03 and 1.03).  So 16 wide there too.
  * RP_AVX512_MIXED=8 or 16 fixes the width of every mixed-sign packet
  * (SIZE_MAX here); RP_AVX512_MIXED_TRIS=N sets the count. */
 size_t rp_avx512_mixed8_tris = SIZE_MAX;
