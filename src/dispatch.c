@@ -102,7 +102,11 @@ int rp_avx512_mixed8;
  *     did not change, and the AVX2 rows moved by -0.5% to +6% (noise).
  * So from 2^19 triangles on (between 300k and 1.2M, where the two cross)
  * on those cores, never elsewhere (Sapphire Rapids and Zen 5 have 512-bit
- * pipes: not measured); RP_AVX512_PACKET8_TRIS=N overrides (0: every
+ * pipes; on AMD Zen 5, 2026-12-01, a079159, every packet 8 wide, =0,
+ * against this rule's 16, three alternated runs of the paired rows,
+ * primary / shadow over rtcIntersect1: 1.2M triangles 2.09 / 1.64
+ * against 2.13 / 1.73, 4.8M 1.62 / 1.41 against 1.52 / 1.40, within the
+ * runs' spread there); RP_AVX512_PACKET8_TRIS=N overrides (0: every
  * scene).  The count is a stand-in for how many triangles a 16-ray packet
  * meets, which also depends on the image's resolution and framing. */
 size_t rp_avx512_packet8_tris = SIZE_MAX;
