@@ -61,9 +61,14 @@ static rp_status reserve(rp_scene *s, size_t count) {
             nc = nc > SIZE_MAX / 2 ? need : nc * 2;
         if (nc > SIZE_MAX / sizeof(rp_triangle))
             return RP_ERR_COUNT;
-        rp_triangle *p = realloc(s->tris, nc * sizeof *p);
+        /* (rp_big_alloc: huge pages where the copy is large, for its first
+         * touch here and the build's gathers from it, pack_range) */
+        rp_triangle *p = rp_big_alloc(nc * sizeof *p, 64);
         if (!p)
             return RP_ERR_NOMEM;
+        if (s->ntris)
+            memcpy(p, s->tris, s->ntris * sizeof *p);
+        free(s->tris);
         s->tris = p;
         s->cap_tris = nc;
     }
